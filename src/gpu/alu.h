@@ -1,0 +1,23 @@
+// What each op computes on 32-bit words, lane by lane: the arithmetic half of the spec.
+//
+// Semantics are those of PTX on a real NVIDIA GPU (two's complement, wrap-around),
+// including the cases PTX leaves to the machine: division by zero and shift counts of
+// 32 or more are defined here and listed in docs/isa.md.
+#pragma once
+
+#include <cstdint>
+
+#include "gpu/isa.h"
+
+namespace qgpu {
+
+// Result of an Effect::kValue op other than kLd (c is 0/1 for kSelp).
+uint32_t alu(Op op, uint32_t a, uint32_t b, uint32_t c);
+// Result of a setp op.
+bool compare(Op op, uint32_t a, uint32_t b);
+// Result of a predicate-logic op (and/or/xor/not/mov.pred).
+bool pred_logic(Op op, bool a, bool b);
+// New memory word of an atomic op, from the old word and operands b, c.
+uint32_t atomic_update(Op op, uint32_t old, uint32_t b, uint32_t c);
+
+}  // namespace qgpu

@@ -1,0 +1,104 @@
+// Renders the tables of isa.h and vocab.h. Nothing here restates a value: every number
+// and word comes from the tables.
+#include "gpu/isa_doc.h"
+
+#include <fmt/format.h>
+
+#include "gpu/isa.h"
+#include "gpu/vocab.h"
+
+namespace qgpu {
+namespace {
+
+std::string_view form_text(Form f) {
+  switch (f) {
+    case Form::kNone: return "";
+    case Form::kDA: return "rD, A";
+    case Form::kDAB: return "rD, A, B";
+    case Form::kDABC: return "rD, A, B, C";
+    case Form::kDABP: return "rD, A, B, pC";
+    case Form::kPAB: return "pD, A, B";
+    case Form::kPPP: return "pD, pA, pB";
+    case Form::kPP: return "pD, pA";
+    case Form::kLoad: return "rD, [A+imm]";
+    case Form::kStore: return "[A+imm], rB";
+    case Form::kAtom: return "rD, [A+imm], rB";
+    case Form::kCas: return "rD, [A+imm], rB, rC";
+    case Form::kBranch: return "target";
+  }
+  return "?";
+}
+
+std::string_view effect_text(Effect e) {
+  switch (e) {
+    case Effect::kValue: return "value";
+    case Effect::kPred: return "pred";
+    case Effect::kStore: return "store";
+    case Effect::kAtomic: return "atomic";
+    case Effect::kBranch: return "branch";
+    case Effect::kBarrier: return "barrier";
+    case Effect::kExit: return "exit";
+  }
+  return "?";
+}
+
+std::string_view stage_text(Stage s) {
+  switch (s) {
+    case Stage::kImage: return "image";
+    case Stage::kFetch: return "fetch";
+    case Stage::kExecute: return "execute";
+    case Stage::kMemory: return "memory";
+    case Stage::kWriteback: return "write-back";
+  }
+  return "?";
+}
+
+std::string constants() {
+  std::string s = "| constant | value |\n|---|---|\n";
+  const std::pair<const char*, int> rows[] = {
+      {"lanes per warp", kLanes},          {"resident warps", kWarps},
+      {"registers per lane (r0..)", kRegs}, {"predicates per lane (p0..)", kPreds},
+      {"ROM blocks", kBlocks},              {"memory words", kMemWords},
+      {"threads per CUDA block", kMaxBlockThreads}, {"CUDA blocks per launch", kMaxGridBlocks},
+      {"smallest one-token value", kSmallMin},      {"largest one-token value", kSmallMax},
+  };
+  for (const auto& [name, v] : rows) s += fmt::format("| {} | {} |\n", name, v);
+  return s;
+}
+
+std::string ops() {
+  std::string s = "| # | op | operands | effect | meaning |\n|---|---|---|---|---|\n";
+  for (const OpInfo& o : kOps)
+    s += fmt::format("| {} | `{}` | {} | {} | {} |\n", static_cast<int>(o.op), o.mnemonic,
+                     form_text(o.form), effect_text(o.effect), o.meaning);
+  return s;
+}
+
+std::string specials() {
+  std::string s = "| special | field code | meaning |\n|---|---|---|\n";
+  for (const SpecialInfo& sp : kSpecials)
+    s += fmt::format("| `{}` | {} | {} |\n", sp.name, field_code(special(sp.special)), sp.meaning);
+  return s;
+}
+
+std::string families() {
+  std::string s = "| family | first id | ids | stage | fields | meaning |\n|---|---|---|---|---|---|\n";
+  for (const Family& f : kFamilies)
+    s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", f.name, family_offset(f.kind), f.size,
+                     stage_text(f.stage), f.fields, f.meaning);
+  return s + fmt::format("\nVocabulary size: **{}** tokens.\n", vocab_size());
+}
+
+}  // namespace
+
+std::string isa_markdown() {
+  return fmt::format(
+      "### Machine constants\n\n{}\n### Ops\n\n{}\n### Special registers\n\n{}\n"
+      "Operand field codes: 0 none, 1..{} r0..r{}, {}..{} p0..p{}, then the specials above, "
+      "{} imm. Guard codes: 0 none, 1..{} @p0..@p{}, {}..{} @!p0..@!p{}.\n\n"
+      "### Token families\n\n{}",
+      constants(), ops(), specials(), kRegs, kRegs - 1, kRegs + 1, kRegs + kPreds, kPreds - 1,
+      kFieldCodes - 1, kPreds, kPreds - 1, kPreds + 1, 2 * kPreds, kPreds - 1, families());
+}
+
+}  // namespace qgpu

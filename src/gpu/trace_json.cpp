@@ -1,0 +1,76 @@
+// Reporting a launch. Values are printed as signed 32-bit integers, as CUDA ints.
+#include "gpu/trace_json.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace qgpu {
+namespace {
+
+nlohmann::json signed_words(const std::vector<uint32_t>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (uint32_t x : v) a.push_back(static_cast<int32_t>(x));
+  return a;
+}
+
+int64_t count_steps(const Trace& t) {
+  return std::count_if(t.records.begin(), t.records.end(),
+                       [](const Rec& r) { return r.kind == Tok::kSched; });
+}
+
+}  // namespace
+
+nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, bool with_records) {
+  nlohmann::json j;
+  j["kernel"] = p.kernel;
+  j["engine"] = "interp";
+  j["launch"] = {{"grid", {l.grid_x, l.grid_y}}, {"block", {l.block_x, l.block_y}}};
+  nlohmann::json outputs = nlohmann::json::object();
+  for (const Array& a : p.arrays) outputs[a.name] = signed_words(read_array(t.final, a));
+  j["outputs"] = outputs;
+  nlohmann::json mem = nlohmann::json::array();
+  for (int i = 0; i < kMemWords; ++i)
+    mem.push_back(t.final.mem_written[i] ? nlohmann::json(static_cast<int32_t>(t.final.mem[i]))
+                                         : nlohmann::json(nullptr));
+  j["memory"] = mem;
+  j["tokens"] = t.records.size();
+  j["prompt_tokens"] = t.prompt.size();
+  j["steps"] = count_steps(t);
+  j["waves"] = wave_count(l);
+  if (with_records) {
+    nlohmann::json texts = nlohmann::json::array(), ids = nlohmann::json::array();
+    for (const Rec& r : t.records) texts.push_back(record_text(r)), ids.push_back(token_id(r));
+    j["records"] = texts;
+    j["record_ids"] = ids;
+  }
+  return j;
+}
+
+std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records) {
+  std::string s = fmt::format("{}: grid {}x{}, block {}x{}, {} wave{}; {} records ({} steps), "
+                              "{} prompt tokens\n",
+                              p.kernel, l.grid_x, l.grid_y, l.block_x, l.block_y, wave_count(l),
+                              wave_count(l) == 1 ? "" : "s", t.records.size(), count_steps(t),
+                              t.prompt.size());
+  for (const Array& a : p.arrays) {
+    std::vector<uint32_t> v = read_array(t.final, a);
+    s += fmt::format("  {} =", a.name);
+    for (uint32_t x : v) s += fmt::format(" {}", static_cast<int32_t>(x));
+    s += "\n";
+  }
+  if (!with_records) return s;
+  for (const Rec& r : t.records) {
+    bool top = r.kind == Tok::kSched || r.kind == Tok::kBar || r.kind == Tok::kWave ||
+               r.kind == Tok::kEnd;
+    std::string note;
+    if (r.kind == Tok::kSched) {
+      std::optional<Instr> in = rom_instr(t.final.rom[r.y]);
+      note = in ? "   ; " + instr_text(*in) : "";
+    }
+    s += fmt::format("{}{}{}\n", top ? "  " : "      ", record_text(r), note);
+  }
+  return s;
+}
+
+}  // namespace qgpu

@@ -1,0 +1,82 @@
+// `qgpu asm FILE.qasm... [--run] [--json] [--trace] [--grid X[,Y]] [--block X[,Y]]
+//                        [--dump=asm|image] [--max-records N]`
+// Assembles machine programs; with --run executes them on the reference interpreter.
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "commands.h"
+#include "gpu/interp.h"
+#include "gpu/trace_json.h"
+
+namespace qgpu {
+namespace {
+
+struct AsmOptions {
+  std::vector<std::string> files;
+  bool run = false, json = false, trace = false;
+  std::string grid, block, dump;
+  int64_t max_records = RunOptions{}.max_records;
+};
+
+// "X" or "X,Y" into two positive integers.
+std::pair<int, int> parse_dims(const std::string& text, const char* what) {
+  int x = 0, y = 1;
+  char comma = 0, extra = 0;
+  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
+  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
+    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
+  return {x, y};
+}
+
+Launch launch_for(const Program& p, const AsmOptions& o) {
+  Launch l = p.launch;
+  if (!o.grid.empty()) std::tie(l.grid_x, l.grid_y) = parse_dims(o.grid, "grid");
+  if (!o.block.empty()) std::tie(l.block_x, l.block_y) = parse_dims(o.block, "block");
+  std::vector<std::string> problems = check_launch(l);
+  if (!problems.empty()) fail("{}", problems.front());
+  return l;
+}
+
+void dump(const Program& p, const Launch& l, const std::string& what) {
+  if (what == "asm") return fmt::print("{}", disassemble(p));
+  if (what != "image") fail("--dump={}: expected asm or image", what);
+  for (const Rec& r : encode_image(p, l)) fmt::print("{}\n", record_text(r));
+}
+
+void run_file(const std::string& file, const AsmOptions& o) {
+  Program p = assemble(read_text_file(file), file);
+  Launch l = launch_for(p, o);
+  if (!o.dump.empty()) return dump(p, l, o.dump);
+  if (!o.run) {
+    if (o.json) return fmt::print("{}\n", nlohmann::json{{"kernel", p.kernel}, {"blocks", p.code.size()}}.dump());
+    return fmt::print("{}: {} blocks, {} arrays\n", file, p.code.size(), p.arrays.size());
+  }
+  Trace t;
+  try {
+    t = run(p, l, {.max_records = o.max_records});
+  } catch (const Error& e) {
+    fail("{}: {}", file, e.what());
+  }
+  if (o.json) return fmt::print("{}\n", trace_json(p, l, t, true).dump());
+  fmt::print("{}", trace_text(p, l, t, o.trace));
+}
+
+}  // namespace
+
+void add_asm_command(CLI::App& app) {
+  auto o = std::make_shared<AsmOptions>();
+  auto* cmd = app.add_subcommand("asm", "Assemble .qasm machine programs, and run them with --run");
+  cmd->add_option("files", o->files, "Assembly files")->required()->check(CLI::ExistingFile);
+  cmd->add_flag("--run", o->run, "Run on the reference interpreter");
+  cmd->add_flag("--json", o->json, "One JSON object per file: outputs, memory, records, counts");
+  cmd->add_flag("--trace", o->trace, "With --run: print every record");
+  cmd->add_option("--grid", o->grid, "Grid size X[,Y] in CUDA blocks (default: the file's .grid)");
+  cmd->add_option("--block", o->block, "CUDA block size X[,Y] in threads (default: the file's .block)");
+  cmd->add_option("--dump", o->dump, "Print the program as 'asm' (canonical text) or its prompt 'image'");
+  cmd->add_option("--max-records", o->max_records, "Give up after this many generated records");
+  cmd->callback([o] {
+    for (const std::string& f : o->files) run_file(f, *o);
+  });
+}
+
+}  // namespace qgpu

@@ -1,0 +1,15 @@
+// The subcommands of `qgpu`: each file registers one on the CLI app.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace qgpu {
+
+void add_asm_command(CLI::App& app);
+void add_isa_command(CLI::App& app);
+
+// Reads a whole file; throws Error naming the file when it cannot.
+std::string read_text_file(const std::string& path);
+
+}  // namespace qgpu
