@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include "base/error.h"
 #include "gpu/alu.h"
 
@@ -74,21 +76,41 @@ uint32_t load(const MachineState& s, int w, int j, int addr) {
   return s.mem[addr];
 }
 
+// The source operands lane j reads in the current step (a, b, c; for memory forms a is
+// the base, without the offset). Every lane in the step's mask reads them, whatever its
+// guard: the layers read all four lanes at once, so an unwritten one is a trap for all.
+std::array<uint32_t, 3> lane_operands(const MachineState& s, const Instr& in, int j) {
+  int w = s.step.x;
+  bool memory = op_info(in.op).form == Form::kLoad || op_info(in.op).form == Form::kStore ||
+                op_info(in.op).effect == Effect::kAtomic;
+  uint32_t imm = static_cast<uint32_t>(in.imm);
+  return {read_operand(s, w, j, in.a, memory ? 0 : imm), read_operand(s, w, j, in.b, imm),
+          read_operand(s, w, j, in.c, imm)};
+}
+
 // The value lane j produces in the current step (kValue ops and the old word of atomics).
 uint32_t lane_result(const MachineState& s, const Instr& in, int j) {
   int w = s.step.x;
   if (in.op == Op::kLd || op_info(in.op).effect == Effect::kAtomic)
     return load(s, w, j, address(s, w, j, in));
-  uint32_t a = read_operand(s, w, j, in.a, in.imm);
-  uint32_t b = read_operand(s, w, j, in.b, in.imm);
-  uint32_t c = read_operand(s, w, j, in.c, in.imm);
+  auto [a, b, c] = lane_operands(s, in, j);
   return alu(in.op, a, b, c);
 }
 
+// True when every lane of `lanes` reads the same operand values: then they all get the
+// same result and one value record (tagged with all of them) serves.
+bool uniform_operands(const MachineState& s, const Instr& in, int lanes) {
+  int first = -1;
+  for (int j = 0; j < kLanes; ++j) {
+    if (!has(lanes, j)) continue;
+    if (first < 0) first = j;
+    else if (lane_operands(s, in, j) != lane_operands(s, in, first)) return false;
+  }
+  return true;
+}
+
 bool lane_pred_result(const MachineState& s, const Instr& in, int j) {
-  int w = s.step.x;
-  uint32_t a = read_operand(s, w, j, in.a, in.imm);
-  uint32_t b = read_operand(s, w, j, in.b, in.imm);
+  auto [a, b, c] = lane_operands(s, in, j);
   if (op_info(in.op).form == Form::kPAB) return compare(in.op, a, b);
   return pred_logic(in.op, a != 0, b != 0);
 }
@@ -158,20 +180,20 @@ void apply_run_value(MachineState& s, int tag, uint32_t v) {
   Instr in = step_instr(s);
   int w = s.step.x;
   if (op_info(in.op).effect == Effect::kAtomic) {
-    if (tag == kTagAll) fail("record {}: an atomic's old value must name its lane", s.consumed);
-    int addr = address(s, w, tag, in);
-    uint32_t b = read_operand(s, w, tag, in.b, in.imm);
-    uint32_t c = read_operand(s, w, tag, in.c, in.imm);
+    if (!std::has_single_bit(static_cast<unsigned>(tag)))
+      fail("record {}: an atomic's old value must name a single lane", s.consumed);
+    int j = std::countr_zero(static_cast<unsigned>(tag));
+    int addr = address(s, w, j, in);
+    auto [a, b, c] = lane_operands(s, in, j);
     s.mem[addr] = atomic_update(in.op, v, b, c);
     s.mem_written[addr] = true;
-    write_reg(s, w, tag, in.d, v);
+    write_reg(s, w, j, in.d, v);
     return;
   }
   if (op_info(in.op).effect != Effect::kValue)
     fail("record {}: a value record in a step of '{}'", s.consumed, op_info(in.op).mnemonic);
-  int lanes = tag == kTagAll ? effective_mask(s, in) : 1 << tag;
   for (int j = 0; j < kLanes; ++j)
-    if (has(lanes, j)) write_reg(s, w, j, in.d, v);
+    if (has(tag, j)) write_reg(s, w, j, in.d, v);
 }
 
 void apply_image_value(MachineState& s, int tag, uint32_t v) {
@@ -259,28 +281,28 @@ Phase phase_of(Tok t) {
 
 // ---- Choosing the next record.
 
-// Next token of a value step (register results, loads, atomics' old values).
+// Next token of a value step (register results, loads, atomics' old values). Lanes go
+// in ascending order, one value each; when all effective lanes read equal operands (and
+// the op is not atomic) a single value tagged with all of them serves.
 std::optional<Rec> next_value_token(const MachineState& s, const Instr& in, int eff) {
   const Rec& last = s.window[3];
-  bool atomic = op_info(in.op).effect == Effect::kAtomic;
   if (last.kind == Tok::kHead || last.kind == Tok::kMid1 || last.kind == Tok::kMid2) {
     int back = last.kind == Tok::kHead ? 0 : last.kind == Tok::kMid1 ? 1 : 2;
     int tag = s.window[3 - back].x;
-    uint32_t v = lane_result(s, in, tag == kTagAll ? first_lane(eff, -1) : tag);
+    uint32_t v = lane_result(s, in, first_lane(tag, -1));
     return value_records(tag, v)[back + 1];
   }
   int after = -1;
   if (last.kind == Tok::kSmall || last.kind == Tok::kTail) {
     int tag = last.kind == Tok::kSmall ? last.x : s.window[0].x;
-    if (tag == kTagAll) return std::nullopt;
-    after = tag;
+    if (!std::has_single_bit(static_cast<unsigned>(tag))) return std::nullopt;
+    after = std::countr_zero(static_cast<unsigned>(tag));
   }
   int j = first_lane(eff, after);
   if (j < 0) return std::nullopt;
-  uint32_t v = lane_result(s, in, j);
-  bool uniform = after < 0 && !atomic;
-  for (int k = j; uniform && (k = first_lane(eff, k)) >= 0;) uniform = lane_result(s, in, k) == v;
-  return value_records(uniform ? kTagAll : j, v)[0];
+  bool atomic = op_info(in.op).effect == Effect::kAtomic;
+  bool uniform = after < 0 && !atomic && uniform_operands(s, in, eff);
+  return value_records(uniform ? eff : 1 << j, lane_result(s, in, j))[0];
 }
 
 std::optional<Rec> next_body_record(const MachineState& s) {
@@ -294,6 +316,9 @@ std::optional<Rec> next_body_record(const MachineState& s) {
   Instr in = step_instr(s);
   int eff = effective_mask(s, in);
   int w = s.step.x;
+  if (last.kind == Tok::kSched)  // every lane in the mask reads its operands (a trap if unwritten)
+    for (int j = 0; j < kLanes; ++j)
+      if (has(s.step.z, j)) lane_operands(s, in, j);
   switch (op_info(in.op).effect) {
     case Effect::kValue: case Effect::kAtomic: return next_value_token(s, in, eff);
     case Effect::kPred: {
@@ -301,7 +326,7 @@ std::optional<Rec> next_body_record(const MachineState& s) {
       int bits = 0;
       for (int j = 0; j < kLanes; ++j)
         if (has(eff, j) && lane_pred_result(s, in, j)) bits |= 1 << j;
-      return Rec{Tok::kPred, bits};
+      return Rec{Tok::kPred, eff, bits};
     }
     case Effect::kBranch:
       if (last.kind != Tok::kSched) return std::nullopt;
@@ -403,12 +428,11 @@ void apply(MachineState& s, const Rec& r) {
       apply_value_token(s, r);
       break;
     case Tok::kSched: apply_sched(s, r); break;
-    case Tok::kPred: {
+    case Tok::kPred: {  // x: the lanes written (the effective mask), y: their results
       Instr in = step_instr(s);
-      int eff = effective_mask(s, in);
       for (int j = 0; j < kLanes; ++j) {
-        if (!has(eff, j)) continue;
-        s.lane[s.step.x][j].p[in.d.index] = has(r.x, j);
+        if (!has(r.x, j)) continue;
+        s.lane[s.step.x][j].p[in.d.index] = has(r.y, j);
         s.lane[s.step.x][j].p_written |= 1 << in.d.index;
       }
       break;

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include "base/error.h"
 
 namespace qgpu {
@@ -36,7 +38,8 @@ Shape shape(Tok t) {
     case Tok::kHead: return {{0, kTags - 1}, {0, 255}, kZero};
     case Tok::kMid1: case Tok::kMid2: case Tok::kTail: return {{0, 255}, kZero, kZero};
     case Tok::kSched: return {{0, kWarps - 1}, {0, kBlocks - 1}, {1, 15}};
-    case Tok::kPred: case Tok::kBr: return {{0, 15}, kZero, kZero};
+    case Tok::kPred: return {{1, 15}, {0, 15}, kZero};
+    case Tok::kBr: return {{0, 15}, kZero, kZero};
     case Tok::kSt: return {{0, kLanes - 1}, {0, kMemWords - 1}, kZero};
     case Tok::kBar: return {{0, kMaxCtas - 1}, {0, 1}, kZero};
     case Tok::kWave: return {{1, kMaxGridBlocks - 1}, kZero, kZero};
@@ -71,9 +74,10 @@ constexpr std::array<int, kNumFamilies + 1> offsets() {
 constexpr auto kOffsets = offsets();
 
 std::string tag_text(int tag) {
-  if (tag == kTagAll) return "*";
   if (tag == kTagData) return "=";
-  return std::to_string(tag);
+  if (tag == (1 << kLanes) - 1) return "*";
+  if (std::has_single_bit(static_cast<unsigned>(tag))) return std::to_string(std::countr_zero(static_cast<unsigned>(tag)));
+  return mask_text(tag);
 }
 
 std::string field_text(int code) {
@@ -146,7 +150,8 @@ std::string record_text(const Rec& r) {
     case Tok::kHead: return fmt::format("h{}:{:02x}", tag_text(r.x), r.y);
     case Tok::kMid1: case Tok::kMid2: case Tok::kTail: return fmt::format("{}:{:02x}", name, r.x);
     case Tok::kSched: return fmt::format("sched w{} b{} {}", r.x, r.y, mask_text(r.z));
-    case Tok::kPred: case Tok::kBr: return fmt::format("{} {}", name, mask_text(r.x));
+    case Tok::kPred: return fmt::format("pred {} of {}", mask_text(r.y), mask_text(r.x));
+    case Tok::kBr: return fmt::format("br {}", mask_text(r.x));
     case Tok::kSt: return fmt::format("st l{} @m{}", r.x, r.y);
     case Tok::kBar: return fmt::format("bar c{} ^{}", r.x, r.y);
     case Tok::kWave: return fmt::format("wave {}", r.x);

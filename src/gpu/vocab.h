@@ -28,11 +28,11 @@ enum class Tok : uint8_t {
 };
 inline constexpr int kNumFamilies = static_cast<int>(Tok::kCount);
 
-// Value tags: which lanes a value record is for. Lanes 0..3, all effective lanes, or
-// image data (an immediate or a memory word in the prompt).
-inline constexpr int kTagAll = kLanes;
-inline constexpr int kTagData = kLanes + 1;
-inline constexpr int kTags = kLanes + 2;
+// Value tags: which lanes a value record writes. 1..15 is a lane mask (bit j = lane j);
+// 0 is image data (an immediate or a memory word in the prompt). The tag carries the
+// lanes because the layer that writes registers cannot also read the guard first.
+inline constexpr int kTagData = 0;
+inline constexpr int kTags = 1 << kLanes;
 inline constexpr int kSmallRange = kSmallMax - kSmallMin + 1;
 
 // Where in the machine's four-stage pipeline a record is produced (for display).
@@ -65,7 +65,8 @@ inline constexpr std::array<Family, kNumFamilies> kFamilies = {{
     {Tok::kFieldB, "b", kFieldCodes, Stage::kImage, "x = field code", "operand b"},
     {Tok::kFieldC, "c", kFieldCodes, Stage::kImage, "x = field code", "operand c"},
     {Tok::kMemAt, "@m", kMemWords, Stage::kImage, "x = word", "the next value goes to memory x"},
-    {Tok::kSmall, "v", kTags * kSmallRange, Stage::kExecute, "x = tag, y = value (-256..255)",
+    {Tok::kSmall, "v", kTags * kSmallRange, Stage::kExecute,
+     "x = tag (lane mask, 0 = image data), y = value (-256..255)",
      "a whole 32-bit value"},
     {Tok::kHead, "h", kTags * 256, Stage::kExecute, "x = tag, y = byte 0",
      "first byte of a 4-token value (little endian)"},
@@ -74,7 +75,7 @@ inline constexpr std::array<Family, kNumFamilies> kFamilies = {{
     {Tok::kTail, "t", 256, Stage::kExecute, "x = byte 3", "fourth byte; the value is complete"},
     {Tok::kSched, "sched", kWarps * kBlocks * 15, Stage::kFetch,
      "x = warp, y = block, z = active mask (1..15)", "warp x runs block y with lanes z"},
-    {Tok::kPred, "pred", 16, Stage::kExecute, "x = result bits, one per lane",
+    {Tok::kPred, "pred", 15 * 16, Stage::kExecute, "x = lanes written (1..15), y = result bits",
      "predicate results of the step"},
     {Tok::kBr, "br", 16, Stage::kExecute, "x = taken mask", "branch outcome of the step"},
     {Tok::kSt, "st", kLanes * kMemWords, Stage::kMemory, "x = lane, y = word",
@@ -105,7 +106,8 @@ int token_id(const Rec& r);
 Rec decode_token(int id);
 // True when the record's fields are in range for its family.
 bool valid_record(const Rec& r);
-// Readable text of a record, e.g. "sched w1 b12 {0,1,3}" or "v2:-7".
+// Readable text of a record, e.g. "sched w1 b12 {0,1,3}", "v2:-7" (lane 2), "v*:5" (all
+// four lanes), "v{0,2}:5", "v=:5" (image data).
 std::string record_text(const Rec& r);
 // Text of a lane mask: "{0,1,3}".
 std::string mask_text(int mask);
