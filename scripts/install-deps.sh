@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages qgpu builds and runs with, and only those that are missing.
+# Idempotent: when everything is present it changes nothing and runs no apt-get.
+# Runs as root directly; otherwise through sudo.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build
+  libgtest-dev libgmock-dev
+  libfmt-dev nlohmann-json3-dev libcli11-dev
+  clang  # compiles CUDA kernels to PTX (its NVPTX backend); qgpu finds clang-19/16/15/14 too
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  # dpkg -s also lists removed-but-not-purged packages; require "install ok installed".
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present (${packages[*]})"
+  exit 0
+fi
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  as_root=(sudo)
+fi
+
+echo "install-deps: missing ${missing[*]}"
+echo "install-deps: apt-get update"
+"${as_root[@]}" apt-get update -q
+echo "install-deps: apt-get install ${missing[*]}"
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "install-deps: done"
