@@ -1,4 +1,5 @@
-; c[i] = a[i] + b[i] for 8 elements: 2 CUDA blocks of 4 threads.
+; c[i] = a[i] + b[i] for 8 elements: 2 CUDA blocks of 4 threads. Addresses are bytes:
+; element i of an array is at its name + 4i.
 .kernel vecadd
 .grid 2
 .block 4
@@ -7,6 +8,7 @@
 .array c 8
     mov r0, %ctaid.x
     mad.lo r0, r0, %ntid.x, %tid.x   ; i = blockIdx.x * blockDim.x + threadIdx.x
+    shl r0, r0, 2                    ; 4i: the byte offset of element i
     ld r1, [r0+a]
     ld r2, [r0+b]
     add r3, r1, r2

@@ -4,7 +4,8 @@
 // file:line:col with the source line and a caret.
 //
 //   .kernel NAME            .grid X [Y]            .block X [Y]
-//   .array NAME SIZE [@BASE] [= v, v, ...]       (words; unlisted contents are 0)
+//   .array NAME SIZE [@BASE] [= v, v, ...]       (SIZE and BASE in words; unlisted
+//                                                  contents are 0; NAME means its byte address)
 //   LABEL:  [@p0 | @!p0] mnemonic operand, operand, ...     ; or // comments
 #include <fmt/format.h>
 
@@ -57,7 +58,11 @@ struct Cursor {
     skip_space();
     return pos >= s.size();
   }
-  int col() const { return static_cast<int>(pos) + 1; }
+  // Column of the next token, so a caret never points at the blank before it.
+  int col() {
+    skip_space();
+    return static_cast<int>(pos) + 1;
+  }
   bool eat(char c) {
     skip_space();
     if (pos < s.size() && s[pos] == c) return ++pos, true;
@@ -214,7 +219,7 @@ class Assembler {
     if (c.eat('=')) array_init(l, c, a);
     if (!c.at_end()) error(l, c.col(), "unexpected text after '.array'");
     next_base_ = a.base + a.size;
-    arrays_[a.name] = a.base;
+    arrays_[a.name] = 4 * a.base;  // a symbol is the array's byte address
     p_.arrays.push_back(std::move(a));
   }
 
@@ -271,7 +276,8 @@ class Assembler {
     for (size_t i = c.pos; i <= c.s.size(); ++i) {
       char ch = i < c.s.size() ? c.s[i] : ',';
       depth += ch == '[' ? 1 : ch == ']' ? -1 : 0;
-      if (ch != ',' || depth > 0) continue;
+      // A comma inside [..] does not split; the line end always does (an unclosed '[').
+      if (ch != ',' || (depth > 0 && i < c.s.size())) continue;
       std::string_view t = c.s.substr(start, i - start);
       size_t lead = t.find_first_not_of(" \t");
       size_t trail = t.find_last_not_of(" \t");

@@ -29,9 +29,15 @@ bool has(int mask, int lane) { return mask >> lane & 1; }
        what);
 }
 
+// The instruction of the current step. A slot the image filled badly (operands that do
+// not fit the op) is a trap here, before any lane reads or writes through it.
 Instr step_instr(const MachineState& s) {
   std::optional<Instr> in = rom_instr(s.rom[s.step.y]);
   if (!in) fail("trap: warp {} reached block {}, which holds no instruction", s.step.x, s.step.y);
+  std::vector<std::string> problems = check_instr(*in, kBlocks);
+  if (!problems.empty())
+    fail("trap: warp {} reached block {}, which holds a malformed '{}': {}", s.step.x, s.step.y,
+         op_info(in->op).mnemonic, problems.front());
   return *in;
 }
 
@@ -64,11 +70,15 @@ int effective_mask(const MachineState& s, const Instr& in) {
   return e;
 }
 
+// The word a memory op of lane j touches. Addresses are bytes, as in PTX (base + offset,
+// wrapping at 32 bits); memory is words, so an address must be a multiple of 4.
 int address(const MachineState& s, int w, int j, const Instr& in) {
-  int64_t a = static_cast<int32_t>(read_operand(s, w, j, in.a, 0)) + static_cast<int64_t>(in.imm);
-  if (a < 0 || a >= kMemWords)
-    trap(s, w, j, fmt::format("address {} is outside global memory (words 0..{})", a, kMemWords - 1));
-  return static_cast<int>(a);
+  uint32_t byte = read_operand(s, w, j, in.a, 0) + static_cast<uint32_t>(in.imm);
+  if (byte >= 4u * kMemWords)
+    trap(s, w, j, fmt::format("byte address {} is outside global memory (0..{}, {} words)",
+                              static_cast<int32_t>(byte), 4 * kMemWords - 1, kMemWords));
+  if (byte % 4 != 0) trap(s, w, j, fmt::format("byte address {} is not a multiple of 4", byte));
+  return static_cast<int>(byte / 4);
 }
 
 uint32_t load(const MachineState& s, int w, int j, int addr) {
@@ -260,6 +270,25 @@ void apply_run(MachineState& s) {
   start_wave(s, 0);
 }
 
+// A pred or st record belongs to a step of that effect; returns the step's instruction.
+Instr step_instr_for(const MachineState& s, const Rec& r, Effect effect) {
+  Instr in = step_instr(s);
+  if (op_info(in.op).effect != effect)
+    fail("record {}: '{}' in a step of '{}'", s.consumed, record_text(r), op_info(in.op).mnemonic);
+  return in;
+}
+
+// After 'h', 'm1' or 'm2' only the value's next byte may come ('begin' starts afresh).
+void require_whole_value(const MachineState& s, const Rec& r) {
+  const Rec& last = s.window[3];
+  Tok next = last.kind == Tok::kHead ? Tok::kMid1 : last.kind == Tok::kMid1 ? Tok::kMid2
+           : last.kind == Tok::kMid2 ? Tok::kTail : Tok::kCount;
+  bool byte = r.kind == Tok::kMid1 || r.kind == Tok::kMid2 || r.kind == Tok::kTail;
+  if (next == Tok::kCount || byte || r.kind == Tok::kBegin) return;
+  fail("record {}: '{}' cannot follow '{}': the value needs '{}' next", s.consumed, record_text(r),
+       record_text(last), family(next).name);
+}
+
 void require_phase(const MachineState& s, const Rec& r, Phase want) {
   if (s.phase == want) return;
   const char* where = want == Phase::kImage ? "between 'begin' and 'run'" : "after 'run'";
@@ -404,6 +433,7 @@ uint32_t special_value(const MachineState& s, int warp, int lane, Special sp) {
     case Special::kNctaidY: return l.grid_y;
     case Special::kLaneid: return lane;
     case Special::kWarpid: return warp;
+    case Special::kCtaslot: return warp / warps_per_cta(l);
     case Special::kCount: break;
   }
   CHECK(false);
@@ -413,6 +443,7 @@ void apply(MachineState& s, const Rec& r) {
   if (!valid_record(r)) fail("record {}: fields out of range for '{}'", s.consumed, family(r.kind).name);
   Phase want = phase_of(r.kind);
   if (want != Phase::kEmpty) require_phase(s, r, want);
+  require_whole_value(s, r);
   if (r.kind == Tok::kBegin) s = MachineState{.phase = Phase::kImage};
   for (int i = 0; i < 3; ++i) s.window[i] = s.window[i + 1];
   s.window[3] = r;
@@ -429,7 +460,7 @@ void apply(MachineState& s, const Rec& r) {
       break;
     case Tok::kSched: apply_sched(s, r); break;
     case Tok::kPred: {  // x: the lanes written (the effective mask), y: their results
-      Instr in = step_instr(s);
+      Instr in = step_instr_for(s, r, Effect::kPred);
       for (int j = 0; j < kLanes; ++j) {
         if (!has(r.x, j)) continue;
         s.lane[s.step.x][j].p[in.d.index] = has(r.y, j);
@@ -439,7 +470,7 @@ void apply(MachineState& s, const Rec& r) {
     }
     case Tok::kBr: break;  // branches took effect at their sched record
     case Tok::kSt: {
-      Instr in = step_instr(s);
+      Instr in = step_instr_for(s, r, Effect::kStore);
       s.mem[r.y] = read_operand(s, s.step.x, r.x, in.b, in.imm);
       s.mem_written[r.y] = true;
       break;

@@ -24,7 +24,7 @@ inline constexpr int kMaxBlockThreads = kLanes * kWarps;  // threads per CUDA bl
 inline constexpr int kMaxGridBlocks = 256;    // CUDA blocks per launch (gx * gy)
 inline constexpr int kMaxCtas = kWarps;       // CUDA blocks resident at once (one per warp at most)
 inline constexpr int kSmallMin = -256;        // a value in [kSmallMin, kSmallMax] is one token
-inline constexpr int kSmallMax = 255;
+inline constexpr int kSmallMax = 511;   // byte addresses (0..503) fit
 
 // What a step does besides advancing the program counter; decides its records.
 enum class Effect : uint8_t {
@@ -47,7 +47,7 @@ enum class Form : uint8_t {
   kPAB,     // p = cmp(a, b)
   kPPP,     // p = f(pa, pb)            (predicates or 0/1 immediates)
   kPP,      // p = f(pa)
-  kLoad,    // d = mem[a + imm]
+  kLoad,    // d = mem[a + imm]  (a + imm: a byte address)
   kStore,   // mem[a + imm] = b
   kAtom,    // d = mem[a + imm]; mem[a + imm] = f(old, b)
   kCas,     // d = mem[a + imm]; mem[a + imm] = old == b ? c : old
@@ -125,8 +125,8 @@ inline constexpr std::array<OpInfo, kNumOps> kOps = {{
     {Op::kXorPred, "xor.pred", Form::kPPP, Effect::kPred, "p = pa xor pb"},
     {Op::kNotPred, "not.pred", Form::kPP, Effect::kPred, "p = not pa"},
     {Op::kMovPred, "mov.pred", Form::kPP, Effect::kPred, "p = pa (or the immediate 0 or 1)"},
-    {Op::kLd, "ld", Form::kLoad, Effect::kValue, "d = mem[a + imm] (word address)"},
-    {Op::kSt, "st", Form::kStore, Effect::kStore, "mem[a + imm] = b"},
+    {Op::kLd, "ld", Form::kLoad, Effect::kValue, "d = the word at byte address a + imm"},
+    {Op::kSt, "st", Form::kStore, Effect::kStore, "the word at byte address a + imm = b"},
     {Op::kAtomAdd, "atom.add", Form::kAtom, Effect::kAtomic, "d = old; mem = old + b"},
     {Op::kAtomMinS, "atom.min.s", Form::kAtom, Effect::kAtomic, "d = old; mem = signed min(old, b)"},
     {Op::kAtomMinU, "atom.min.u", Form::kAtom, Effect::kAtomic,
@@ -151,7 +151,8 @@ std::optional<Op> find_op(std::string_view mnemonic);
 
 // Special registers: read-only values the lowering needs.
 enum class Special : uint8_t {
-  kTidX, kTidY, kNtidX, kNtidY, kCtaidX, kCtaidY, kNctaidX, kNctaidY, kLaneid, kWarpid, kCount
+  kTidX, kTidY, kNtidX, kNtidY, kCtaidX, kCtaidY, kNctaidX, kNctaidY, kLaneid, kWarpid,
+  kCtaslot, kCount
 };
 inline constexpr int kNumSpecials = static_cast<int>(Special::kCount);
 
@@ -172,6 +173,8 @@ inline constexpr std::array<SpecialInfo, kNumSpecials> kSpecials = {{
     {Special::kNctaidY, "%nctaid.y", "grid size in CUDA blocks, y"},
     {Special::kLaneid, "%laneid", "lane within the warp, 0..3"},
     {Special::kWarpid, "%warpid", "resident warp slot, 0..3"},
+    {Special::kCtaslot, "%ctaslot",
+     "resident CUDA block slot of the warp, 0..3 (selects this block's __shared__ copy)"},
 }};
 
 std::optional<Special> find_special(std::string_view name);

@@ -21,13 +21,16 @@ int64_t count_steps(const Trace& t) {
 
 }  // namespace
 
-nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, bool with_records) {
+nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, const ReportOptions& o) {
   nlohmann::json j;
   j["kernel"] = p.kernel;
-  j["engine"] = "interp";
+  j["engine"] = o.engine;
+  if (!o.dtype.empty()) j["dtype"] = o.dtype;
   j["launch"] = {{"grid", {l.grid_x, l.grid_y}}, {"block", {l.block_x, l.block_y}}};
   nlohmann::json outputs = nlohmann::json::object();
-  for (const Array& a : p.arrays) outputs[a.name] = signed_words(read_array(t.final, a));
+  for (const Array& a : p.arrays)
+    if (o.outputs.empty() || std::find(o.outputs.begin(), o.outputs.end(), a.name) != o.outputs.end())
+      outputs[a.name] = signed_words(read_array(t.final, a));
   j["outputs"] = outputs;
   nlohmann::json mem = nlohmann::json::array();
   for (int i = 0; i < kMemWords; ++i)
@@ -38,7 +41,8 @@ nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, boo
   j["prompt_tokens"] = t.prompt.size();
   j["steps"] = count_steps(t);
   j["waves"] = wave_count(l);
-  if (with_records) {
+  j["blocks"] = p.code.size();
+  if (o.with_records) {
     nlohmann::json texts = nlohmann::json::array(), ids = nlohmann::json::array();
     for (const Rec& r : t.records) texts.push_back(record_text(r)), ids.push_back(token_id(r));
     j["records"] = texts;

@@ -4,14 +4,23 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "gpu/interp.h"
 
 namespace qgpu {
 
-// {"kernel", "engine", "launch", "outputs": {array: [int32...]}, "memory": [int32|null],
-//  "records": [text...], "record_ids": [...], "tokens", "prompt_tokens", "steps", "waves"}
-nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, bool with_records);
+struct ReportOptions {
+  std::string engine = "interp";
+  std::string dtype;                 // empty: not reported (the interpreter has none)
+  std::vector<std::string> outputs;  // arrays reported as outputs; empty: every array
+  bool with_records = true;
+};
+
+// {"kernel", "engine", ["dtype"], "launch", "outputs": {array: [int32...]}, "memory":
+//  [int32|null], "tokens", "prompt_tokens", "steps", "waves", "blocks", "records": [text...],
+//  "record_ids": [...]}
+nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, const ReportOptions& o);
 // A short readable summary; with_records adds one line per record, steps indented.
 std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records);
 

@@ -66,7 +66,7 @@ inline constexpr std::array<Family, kNumFamilies> kFamilies = {{
     {Tok::kFieldC, "c", kFieldCodes, Stage::kImage, "x = field code", "operand c"},
     {Tok::kMemAt, "@m", kMemWords, Stage::kImage, "x = word", "the next value goes to memory x"},
     {Tok::kSmall, "v", kTags * kSmallRange, Stage::kExecute,
-     "x = tag (lane mask, 0 = image data), y = value (-256..255)",
+     "x = tag (lane mask, 0 = image data), y = value (-256..511)",
      "a whole 32-bit value"},
     {Tok::kHead, "h", kTags * 256, Stage::kExecute, "x = tag, y = byte 0",
      "first byte of a 4-token value (little endian)"},
@@ -82,7 +82,7 @@ inline constexpr std::array<Family, kNumFamilies> kFamilies = {{
      "lane x stores to memory word y"},
     {Tok::kBar, "bar", kMaxCtas * 2, Stage::kWriteback, "x = CUDA block slot, y = new parity",
      "barrier release"},
-    {Tok::kWave, "wave", kMaxGridBlocks, Stage::kFetch, "x = wave (1..255)",
+    {Tok::kWave, "wave", kMaxGridBlocks - 1, Stage::kFetch, "x = wave (1..255)",
      "the next wave of CUDA blocks starts"},
 }};
 
