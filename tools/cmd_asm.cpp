@@ -57,7 +57,7 @@ void run_file(const std::string& file, const AsmOptions& o) {
   } catch (const Error& e) {
     fail("{}: {}", file, e.what());
   }
-  if (o.json) return fmt::print("{}\n", trace_json(p, l, t, true).dump());
+  if (o.json) return fmt::print("{}\n", trace_json(p, l, t, {}).dump());
   fmt::print("{}", trace_text(p, l, t, o.trace));
 }
 

@@ -8,6 +8,7 @@ namespace qgpu {
 
 void add_asm_command(CLI::App& app);
 void add_isa_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 // Reads a whole file; throws Error naming the file when it cannot.
 std::string read_text_file(const std::string& path);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   qgpu::add_asm_command(app);
   qgpu::add_isa_command(app);
+  qgpu::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,10 @@
+# Writes OUT: a C++ file with every header of DIR as a string, for cuda_headers().
+file(GLOB headers RELATIVE ${DIR} ${DIR}/*.h)
+list(SORT headers)
+set(body "")
+foreach(h ${headers})
+  file(READ ${DIR}/${h} text)
+  string(APPEND body "      {\"${h}\", R\"qgpu_embed(${text})qgpu_embed\"},\n")
+endforeach()
+file(WRITE ${OUT}.tmp "// Generated from include/qgpu/ by cmake/embed_headers.cmake. Do not edit.\n#include \"compiler/cuda_headers.h\"\n\nnamespace qgpu {\n\nconst std::vector<CudaHeader>& cuda_headers() {\n  static const std::vector<CudaHeader> headers = {\n${body}  };\n  return headers;\n}\n\n}  // namespace qgpu\n")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

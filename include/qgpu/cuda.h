@@ -1,0 +1,2 @@
+/* Stand-in for the CUDA runtime header: kernels that include it compile unchanged. */
+#include "qgpu_cuda.h"

@@ -1,0 +1,72 @@
+/* qgpu_cuda.h: the CUDA surface qgpu supports, pre-included into every kernel.
+ *
+ * qgpu compiles kernels with clang in CUDA device mode without a CUDA SDK
+ * (-nocudainc -nocudalib), so this header supplies what nvcc's runtime headers would:
+ * the qualifiers, the thread/block built-ins, __syncthreads, integer atomics and
+ * min/max/abs and bit intrinsics. A .cu file written for nvcc compiles unchanged.
+ * Under nvcc this header does nothing. */
+#ifndef QGPU_CUDA_H
+#define QGPU_CUDA_H
+#if !defined(__NVCC__)
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __restrict__ __restrict
+
+#include <__clang_cuda_builtin_vars.h> /* threadIdx, blockIdx, blockDim, gridDim */
+
+/* __syncthreads() is a clang builtin in CUDA mode (bar.sync 0). */
+
+#define QGPU_ATOMIC(name, builtin)                                                   \
+  static __device__ __forceinline__ int name(int *p, int v) { return builtin(p, v); } \
+  static __device__ __forceinline__ unsigned name(unsigned *p, unsigned v) {          \
+    return (unsigned)builtin((int *)p, (int)v);                                      \
+  }
+QGPU_ATOMIC(atomicAdd, __nvvm_atom_add_gen_i)
+QGPU_ATOMIC(atomicExch, __nvvm_atom_xchg_gen_i)
+#undef QGPU_ATOMIC
+
+static __device__ __forceinline__ int atomicSub(int *p, int v) { return __nvvm_atom_add_gen_i(p, -v); }
+static __device__ __forceinline__ unsigned atomicSub(unsigned *p, unsigned v) {
+  return (unsigned)__nvvm_atom_add_gen_i((int *)p, -(int)v);
+}
+static __device__ __forceinline__ int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
+static __device__ __forceinline__ unsigned atomicMin(unsigned *p, unsigned v) {
+  return __nvvm_atom_min_gen_ui(p, v);
+}
+static __device__ __forceinline__ int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
+static __device__ __forceinline__ unsigned atomicMax(unsigned *p, unsigned v) {
+  return __nvvm_atom_max_gen_ui(p, v);
+}
+static __device__ __forceinline__ int atomicCAS(int *p, int compare, int v) {
+  return __nvvm_atom_cas_gen_i(p, compare, v);
+}
+static __device__ __forceinline__ unsigned atomicCAS(unsigned *p, unsigned compare, unsigned v) {
+  return (unsigned)__nvvm_atom_cas_gen_i((int *)p, (int)compare, (int)v);
+}
+
+static __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+static __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+static __device__ __forceinline__ unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+static __device__ __forceinline__ int abs(int a) { return a < 0 ? -a : a; }
+static __device__ __forceinline__ int __popc(unsigned x) { return __builtin_popcount(x); }
+static __device__ __forceinline__ int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+static __device__ __forceinline__ unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+static __device__ __forceinline__ int __ffs(int x) { return __builtin_ffs(x); }
+static __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  return __nvvm_prmt(x, y, s);
+}
+static __device__ __forceinline__ int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
+  return (unsigned)(((unsigned long long)a * b) >> 32);
+}
+
+#endif /* !__NVCC__ */
+#endif /* QGPU_CUDA_H */

@@ -1,0 +1,266 @@
+// The compile pipeline (compile.h lists the stages), the kernel signature reader and the
+// memory layout. Kernel parameter names come from the CUDA source, because PTX only has
+// NAME_param_0, NAME_param_1, ...
+#include "compiler/compile.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <regex>
+
+#include "base/error.h"
+#include "compiler/clang_driver.h"
+#include "compiler/lower.h"
+#include "compiler/opt.h"
+#include "compiler/ptx.h"
+#include "compiler/regalloc.h"
+
+namespace qgpu {
+namespace {
+
+struct CudaParam {
+  std::string name;
+  bool pointer = false;
+};
+
+std::string strip_comments(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.substr(i, 2) == "//") {
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (s.substr(i, 2) == "/*") {
+      size_t end = s.find("*/", i + 2);
+      i = end == std::string_view::npos ? s.size() : end + 1;
+      out += ' ';
+      continue;
+    }
+    if (i < s.size()) out += s[i];
+  }
+  return out;
+}
+
+// The parameters of `__global__ void NAME(...)` in the CUDA source.
+std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, const std::string& kernel) {
+  std::string text = strip_comments(source);
+  std::regex sig("__global__[^;{(]*?\\b" + kernel + "\\s*\\(([^)]*)\\)");
+  std::smatch m;
+  if (!std::regex_search(text, m, sig)) return std::nullopt;
+  std::vector<CudaParam> params;
+  std::string list = m[1];
+  std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string p = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string last;
+    for (auto it = std::sregex_iterator(p.begin(), p.end(), ident); it != std::sregex_iterator(); ++it)
+      last = it->str();
+    if (!last.empty() && last != "void") params.push_back({last, p.find('*') != std::string::npos || p.find('[') != std::string::npos});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return params;
+}
+
+const PtxFunction& select_kernel(const PtxModule& m, const std::string& wanted, const std::string& file) {
+  std::vector<const PtxFunction*> entries;
+  for (const PtxFunction& f : m.functions)
+    if (f.is_entry) entries.push_back(&f);
+  std::string names;
+  for (const PtxFunction* f : entries) names += (names.empty() ? "" : ", ") + f->name;
+  if (entries.empty()) fail("{}: no __global__ kernel found", file);
+  if (wanted.empty() && entries.size() > 1)
+    fail("{} has several kernels ({}): choose one with --kernel NAME", file, names);
+  for (const PtxFunction* f : entries)
+    if (wanted.empty() || f->name == wanted) return *f;
+  fail("{} has no kernel '{}' (kernels: {}); C++ kernels need extern \"C\" to keep their names",
+       file, wanted, names);
+}
+
+int element_bytes(const std::string& type) {
+  if (type == ".b8" || type == ".u8" || type == ".s8") return 1;
+  if (type == ".b16" || type == ".u16" || type == ".s16") return 2;
+  if (type == ".b64" || type == ".u64" || type == ".s64" || type == ".f64") return 8;
+  return 4;
+}
+
+// A variable's initial contents as 32-bit little-endian words.
+std::vector<uint32_t> var_words(const PtxVar& v) {
+  int eb = element_bytes(v.type);
+  int64_t n = v.array_size < 0 ? 1 : v.array_size;
+  std::vector<uint8_t> bytes(static_cast<size_t>(n * eb), 0);
+  for (size_t i = 0; i < v.init.size() && i < static_cast<size_t>(n); ++i)
+    for (int b = 0; b < eb; ++b) bytes[i * eb + b] = static_cast<uint8_t>(v.init[i] >> (8 * b));
+  std::vector<uint32_t> words((bytes.size() + 3) / 4, 0);
+  for (size_t i = 0; i < bytes.size(); ++i) words[i / 4] |= static_cast<uint32_t>(bytes[i]) << (8 * (i % 4));
+  return words;
+}
+
+struct Layout {
+  std::vector<Array> arrays;
+  LowerEnv env;
+  std::string summary;  // "a 8, c 8, s 16 x 4 copies" for the overflow message
+};
+
+void place(Layout& l, const std::string& name, std::vector<uint32_t> init, int& next) {
+  int size = std::max<int>(1, static_cast<int>(init.size()));
+  init.resize(size, 0);
+  l.arrays.push_back({name, next, size, init});
+  next += size;
+}
+
+const KernelArg& find_arg(const CompileOptions& o, const CudaParam& p) {
+  for (const KernelArg& a : o.args)
+    if (a.name == p.name) {
+      if (a.is_array != p.pointer)
+        fail("--arg {}: parameter '{}' is {}: give {}", a.name, p.name, p.pointer ? "a pointer" : "a scalar",
+             p.pointer ? "a list like [1,2,3]" : "a number");
+      return a;
+    }
+  fail("kernel parameter '{}' needs a value: --arg {}={}", p.name, p.name, p.pointer ? "[...]" : "N");
+}
+
+Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaParam>& params,
+              const CompileOptions& o) {
+  Layout l;
+  int next = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const KernelArg& a = find_arg(o, params[i]);
+    if (!params[i].pointer) {
+      l.env.param_value[k.params[i].name] = a.values.at(0);
+      continue;
+    }
+    l.env.param_value[k.params[i].name] = 4 * next;
+    std::vector<uint32_t> init;
+    for (int64_t v : a.values) init.push_back(static_cast<uint32_t>(v));
+    l.summary += fmt::format("{}{} {}", l.summary.empty() ? "" : ", ", a.name, a.values.size());
+    place(l, a.name, init, next);
+  }
+  for (const KernelArg& a : o.args) {
+    bool known = false;
+    for (const CudaParam& p : params) known |= p.name == a.name;
+    if (!known) fail("--arg {}: the kernel has no parameter '{}'", a.name, a.name);
+  }
+  for (const PtxVar& g : m.globals) {
+    if (g.space == ".shared") continue;
+    l.env.global_address[g.name] = 4 * next;
+    l.summary += fmt::format(", {} {}", g.name, var_words(g).size());
+    place(l, g.name, var_words(g), next);
+  }
+  l.env.ctas_per_wave = ctas_per_wave(o.launch);
+  std::vector<const PtxVar*> shared;
+  for (const PtxVar& g : m.globals) if (g.space == ".shared") shared.push_back(&g);
+  for (const PtxVar& v : k.locals) if (v.space == ".shared") shared.push_back(&v);
+  for (const PtxVar* v : shared) {
+    int words = static_cast<int>(var_words(*v).size());
+    l.env.shared[v->name] = {next, words};
+    l.summary += fmt::format(", __shared__ {} {} x {} copies", v->name, words, l.env.ctas_per_wave);
+    for (int c = 0; c < l.env.ctas_per_wave; ++c)
+      place(l, l.env.ctas_per_wave == 1 ? v->name : fmt::format("{}#{}", v->name, c),
+            std::vector<uint32_t>(words, 0), next);
+  }
+  if (next > kMemWords)
+    fail("the kernel's memory needs {} words ({}); global memory has {} ({} too many): use smaller "
+         "arrays, or larger CUDA blocks (fewer __shared__ copies)", next, l.summary, kMemWords, next - kMemWords);
+  return l;
+}
+
+Operand machine_operand(const IrOperand& o) {
+  switch (o.kind) {
+    case IrOperand::Kind::kNone: return {};
+    case IrOperand::Kind::kVReg: return reg(o.index);
+    case IrOperand::Kind::kPred: return pred(o.index);
+    case IrOperand::Kind::kSpecial: return special(static_cast<Special>(o.index));
+    case IrOperand::Kind::kImm: return imm();
+  }
+  CHECK(false);
+}
+
+Instr machine_instr(const IrInstr& in) {
+  Instr out{.op = in.op, .line = in.line};
+  if (in.guard >= 0) out.guard = {static_cast<int8_t>(in.guard), in.guard_negated};
+  out.d = machine_operand(in.d);
+  out.a = machine_operand(in.a);
+  out.b = machine_operand(in.b);
+  out.c = machine_operand(in.c);
+  Form f = op_info(in.op).form;
+  bool memory = f == Form::kLoad || f == Form::kStore || f == Form::kAtom || f == Form::kCas;
+  int64_t v = memory ? in.offset : in.op == Op::kBra ? in.target : 0;
+  for (const IrOperand* o : {&in.a, &in.b, &in.c})
+    if (o->kind == IrOperand::Kind::kImm) v = o->imm;
+  out.imm = static_cast<int32_t>(static_cast<uint32_t>(v));
+  return out;
+}
+
+Program emit(const std::string& kernel, const IrFunction& f, const Layout& l, const Launch& launch) {
+  Program p;
+  p.kernel = kernel;
+  p.launch = launch;
+  p.arrays = l.arrays;
+  for (const IrInstr& in : f.code) p.code.push_back(machine_instr(in));
+  std::vector<std::string> problems = check_program(p);
+  if (!problems.empty()) {
+    std::string all;
+    for (const std::string& m : problems) all += (all.empty() ? "" : "\n") + m;
+    fail("the compiled kernel does not fit the machine:\n{}", all);
+  }
+  return p;
+}
+
+}  // namespace
+
+KernelArg parse_kernel_arg(std::string_view text) {
+  size_t eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    fail("--arg '{}': expected NAME=VALUE (a number, or a list like [1,2,-3])", text);
+  KernelArg a{std::string(text.substr(0, eq))};
+  std::string v(text.substr(eq + 1));
+  a.is_array = !v.empty() && v.front() == '[';
+  if (a.is_array && v.back() != ']') fail("--arg {}: the list must end with ']'", a.name);
+  std::string body = a.is_array ? v.substr(1, v.size() - 2) : v;
+  std::regex number("\\s*(-?(0x[0-9a-fA-F]+|[0-9]+))\\s*");
+  size_t start = 0;
+  while (!(a.is_array && body.find_first_not_of(" \t") == std::string::npos)) {
+    size_t comma = body.find(',', start);
+    std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::smatch m;
+    if (!std::regex_match(item, m, number)) fail("--arg {}: '{}' is not an integer", a.name, item);
+    int64_t x = std::stoll(m[1], nullptr, 0);
+    if (x < INT32_MIN || x > UINT32_MAX) fail("--arg {}: {} does not fit in 32 bits", a.name, x);
+    a.values.push_back(x);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!a.is_array && a.values.size() != 1) fail("--arg {}: expected one number", a.name);
+  return a;
+}
+
+CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const CompileOptions& o) {
+  CompiledKernel out;
+  out.ptx = std::string(ptx);
+  std::string ptx_file = o.file + ".ptx";
+  PtxModule m = parse_ptx(ptx, ptx_file);
+  const PtxFunction& k = select_kernel(m, o.kernel, o.file);
+  out.kernel = k.name;
+  std::optional<std::vector<CudaParam>> params = kernel_params(source, k.name);
+  if (!params) fail("{}: cannot find the parameter list of kernel '{}' in the source", o.file, k.name);
+  if (params->size() != k.params.size())
+    fail("{}: kernel '{}' has {} parameters in the source but {} in PTX", o.file, k.name, params->size(), k.params.size());
+  for (const CudaParam& p : *params)
+    if (p.pointer) out.outputs.push_back(p.name);
+  Layout l = layout(m, k, *params, o);
+  l.env.file = ptx_file;
+  out.ir = lower_kernel(m, k, l.env);
+  optimise(out.ir);
+  legalise(out.ir);
+  out.allocated = allocate_registers(out.ir);
+  out.program = emit(k.name, out.allocated, l, o.launch);
+  return out;
+}
+
+CompiledKernel compile_cuda(std::string_view source, const CompileOptions& o) {
+  std::string ptx = compile_to_ptx(o.file, o.opt_level);
+  return compile_ptx(ptx, source, o);
+}
+
+}  // namespace qgpu

@@ -1,0 +1,58 @@
+// CUDA source -> machine program, as a short list of named stages. Each stage's output can
+// be printed with --dump=ptx|ir|alloc|blocks.
+//
+//   clang      .cu -> PTX text                  (clang_driver.h)
+//   parse      PTX text -> syntax tree          (ptx.h)
+//   check      every instruction in the subset, all problems at once
+//   layout     kernel arrays, module globals and __shared__ copies in the 126 words
+//   lower      PTX -> IR: 64-bit addresses by the low-32 rule, calls inlined
+//   optimise   constant and copy propagation, address folding, dead code
+//   legalise   at most one immediate per instruction
+//   allocate   virtual registers -> r0..r14, predicates -> p0..p3
+//   emit       one instruction per ROM block
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir.h"
+#include "gpu/program.h"
+
+namespace qgpu {
+
+// A kernel argument as given on the command line: `NAME=5` or `NAME=[1,2,-3]`.
+struct KernelArg {
+  std::string name;
+  bool is_array = false;
+  std::vector<int64_t> values;  // one value for a scalar
+};
+
+// Parses "NAME=VALUE" (the --arg syntax); throws Error naming the argument.
+KernelArg parse_kernel_arg(std::string_view text);
+
+struct CompileOptions {
+  std::string file = "<input>";  // for diagnostics
+  std::string kernel;            // empty: the file's only kernel
+  Launch launch;
+  std::vector<KernelArg> args;
+  std::string opt_level = "-Os";
+};
+
+struct CompiledKernel {
+  std::string kernel;
+  std::string ptx;
+  IrFunction ir;                       // after optimisation, before allocation
+  IrFunction allocated;                // after allocation (vreg names are machine registers)
+  Program program;
+  std::vector<std::string> outputs;    // pointer parameters, in order (their arrays)
+};
+
+// The whole pipeline from CUDA source text. Throws Error: clang's diagnostics unchanged,
+// or qgpu's own (file:line:col with the PTX line and a caret) for what the machine lacks.
+CompiledKernel compile_cuda(std::string_view source, const CompileOptions& options);
+// From PTX text on (the source is still needed for parameter names).
+CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const CompileOptions& options);
+
+}  // namespace qgpu

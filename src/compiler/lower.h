@@ -1,0 +1,31 @@
+// PTX -> IR: one kernel with its device functions inlined, 64-bit address arithmetic by
+// the low-32 rule, parameters and symbols replaced by the values the memory layout gives.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "compiler/ir.h"
+#include "compiler/ptx.h"
+
+namespace qgpu {
+
+// A __shared__ variable: one copy per resident CUDA block, `words` apart.
+struct SharedPlacement {
+  int base_word = 0;  // copy 0
+  int words = 0;
+};
+
+struct LowerEnv {
+  std::string file;                               // PTX file name for diagnostics
+  std::map<std::string, int64_t> param_value;     // kernel .param name -> byte address or scalar
+  std::map<std::string, int64_t> global_address;  // .global/.const symbol -> byte address
+  std::map<std::string, SharedPlacement> shared;  // .shared symbol -> placement
+  int ctas_per_wave = 1;
+};
+
+// Lowers the kernel. Throws Error listing every unsupported instruction or operand, each
+// with the PTX line, a caret and the CUDA construct that likely produced it.
+IrFunction lower_kernel(const PtxModule& m, const PtxFunction& kernel, const LowerEnv& env);
+
+}  // namespace qgpu

@@ -1,0 +1,120 @@
+// Opcode tables. 64-bit forms are accepted exactly when the low 32 bits of the result
+// depend only on the low 32 bits of the inputs (ptx.md section 7): add, sub, mul.lo and
+// mul.wide, mad.lo, neg, shl, and, or, xor, not. Others name what to change in the kernel.
+#include "compiler/ptx_ops.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace qgpu {
+namespace {
+
+OpMapping ok(Op op) { return {true, op, ""}; }
+OpMapping no(std::string why) { return {true, std::nullopt, std::move(why)}; }
+
+OpMapping breaks(const char* what) {
+  return no(fmt::format("{} on 64-bit values is not supported (long long arithmetic; addresses are fine)", what));
+}
+
+bool is_arith(std::string_view base) {
+  static const char* kArith[] = {"add", "sub", "mul", "mad", "div", "rem", "neg", "abs", "min",
+                                 "max", "and", "or", "xor", "not", "shl", "shr", "popc", "clz",
+                                 "brev", "fma", "sqrt", "rcp", "ex2", "lg2", "sin", "cos"};
+  for (const char* a : kArith)
+    if (base == a) return true;
+  return false;
+}
+
+OpMapping int_arith(const PtxInstr& in, const std::string& base, bool sgn, bool wide64, bool pred) {
+  if (base == "add" || base == "sub") {
+    if (has_part(in, "cc") || has_part(in, "sat")) return no("carry and saturating adds are not supported");
+    return ok(base == "add" ? Op::kAdd : Op::kSub);
+  }
+  if (base == "mul") {
+    if (has_part(in, "hi")) return wide64 ? breaks("mul.hi") : ok(sgn ? Op::kMulHiS : Op::kMulHiU);
+    return ok(Op::kMulLo);  // mul.lo, and mul.wide whose low half is mul.lo
+  }
+  if (base == "mad") return has_part(in, "hi") ? breaks("mad.hi") : ok(Op::kMadLo);
+  if (base == "div" || base == "rem") {
+    if (wide64) return breaks(base == "div" ? "division" : "remainder");
+    return ok(base == "div" ? (sgn ? Op::kDivS : Op::kDivU) : (sgn ? Op::kRemS : Op::kRemU));
+  }
+  if (base == "neg") return ok(Op::kNeg);
+  if (base == "abs") return wide64 ? breaks("abs") : ok(Op::kAbs);
+  if (base == "min" || base == "max") {
+    if (wide64) return breaks("min/max");
+    return ok(base == "min" ? (sgn ? Op::kMinS : Op::kMinU) : (sgn ? Op::kMaxS : Op::kMaxU));
+  }
+  if (base == "and") return ok(pred ? Op::kAndPred : Op::kAnd);
+  if (base == "or") return ok(pred ? Op::kOrPred : Op::kOr);
+  if (base == "xor") return ok(pred ? Op::kXorPred : Op::kXor);
+  if (base == "not") return ok(pred ? Op::kNotPred : Op::kNot);
+  if (base == "shl") return ok(Op::kShl);
+  if (base == "shr") return wide64 ? breaks("shift right") : ok(sgn ? Op::kShrS : Op::kShrU);
+  if (wide64) return breaks(base.c_str());
+  if (base == "popc") return ok(Op::kPopc);
+  if (base == "clz") return ok(Op::kClz);
+  if (base == "brev") return ok(Op::kBrev);
+  return no("the machine has no such operation (see `qgpu isa`)");
+}
+
+}  // namespace
+
+bool is_float_type(std::string_view t) {
+  return t == "f32" || t == "f64" || t == "f16" || t == "f16x2" || t == "bf16";
+}
+
+bool is_64(std::string_view t) { return t == "s64" || t == "u64" || t == "b64"; }
+
+std::string last_part(const PtxInstr& in) { return in.parts.empty() ? "" : in.parts.back(); }
+
+bool has_part(const PtxInstr& in, std::string_view p) {
+  for (const std::string& s : in.parts)
+    if (s == p) return true;
+  return false;
+}
+
+std::string type_problem(std::string_view t) {
+  if (is_float_type(t)) return "floating point is not supported yet (a float or double in the kernel)";
+  if (t == "u8" || t == "s8" || t == "u16" || t == "s16" || t == "b8" || t == "b16")
+    return "8- and 16-bit data is not supported (a char or short value or array)";
+  return "";
+}
+
+OpMapping arith_mapping(const PtxInstr& in) {
+  const std::string& base = in.parts.at(0);
+  if (!is_arith(base)) return {};
+  std::string t = last_part(in);
+  if (std::string p = type_problem(t); !p.empty()) return no(p);
+  return int_arith(in, base, t == "s32" || t == "s64", is_64(t), t == "pred");
+}
+
+OpMapping setp_mapping(const PtxInstr& in) {
+  static const std::map<std::string, std::pair<Op, Op>> cmp = {  // signed, unsigned
+      {"eq", {Op::kSetpEq, Op::kSetpEq}},   {"ne", {Op::kSetpNe, Op::kSetpNe}},
+      {"lt", {Op::kSetpLtS, Op::kSetpLtU}}, {"le", {Op::kSetpLeS, Op::kSetpLeU}},
+      {"gt", {Op::kSetpGtS, Op::kSetpGtU}}, {"ge", {Op::kSetpGeS, Op::kSetpGeU}},
+      {"lo", {Op::kSetpLtU, Op::kSetpLtU}}, {"ls", {Op::kSetpLeU, Op::kSetpLeU}},
+      {"hi", {Op::kSetpGtU, Op::kSetpGtU}}, {"hs", {Op::kSetpGeU, Op::kSetpGeU}}};
+  std::string t = last_part(in);
+  if (std::string p = type_problem(t); !p.empty()) return no(p);
+  if (is_64(t)) return no("64-bit comparisons (long long, or pointers compared) are not supported");
+  if (in.parts.size() != 3 || !cmp.count(in.parts[1]))
+    return no("only eq, ne, lt, le, gt, ge (and lo, ls, hi, hs) integer compares are supported");
+  return ok(t == "s32" ? cmp.at(in.parts[1]).first : cmp.at(in.parts[1]).second);
+}
+
+OpMapping atom_mapping(const PtxInstr& in) {
+  static const std::map<std::string, std::pair<Op, Op>> ops = {  // signed, unsigned
+      {"add", {Op::kAtomAdd, Op::kAtomAdd}},   {"min", {Op::kAtomMinS, Op::kAtomMinU}},
+      {"max", {Op::kAtomMaxS, Op::kAtomMaxU}}, {"exch", {Op::kAtomExch, Op::kAtomExch}},
+      {"cas", {Op::kAtomCas, Op::kAtomCas}}};
+  for (const std::string& p : in.parts)
+    if (auto it = ops.find(p); it != ops.end())
+      return ok(last_part(in) == "s32" ? it->second.first : it->second.second);
+  return no("only atomicAdd, atomicSub, atomicMin, atomicMax, atomicExch and atomicCAS on 32-bit "
+            "integers are supported");
+}
+
+}  // namespace qgpu

@@ -1,0 +1,34 @@
+// Which machine op a PTX opcode becomes, or why it cannot: the opcode tables of the
+// lowering, kept apart from its control flow.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "compiler/ptx.h"
+#include "gpu/isa.h"
+
+namespace qgpu {
+
+struct OpMapping {
+  bool known = false;      // the opcode belongs to this family
+  std::optional<Op> op;    // the machine op when supported
+  std::string problem;     // why not, naming the CUDA construct, when unsupported
+};
+
+// add sub mul mad div rem neg abs min max and or xor not shl shr popc clz brev (and floats).
+OpMapping arith_mapping(const PtxInstr& in);
+// setp.CMP.TYPE
+OpMapping setp_mapping(const PtxInstr& in);
+// atom.SPACE.OP.TYPE / red.SPACE.OP.TYPE
+OpMapping atom_mapping(const PtxInstr& in);
+
+bool is_float_type(std::string_view t);
+bool is_64(std::string_view t);
+std::string last_part(const PtxInstr& in);
+bool has_part(const PtxInstr& in, std::string_view p);
+// The CUDA construct behind an unsupported type suffix ("f32", "u8", ...), or "".
+std::string type_problem(std::string_view t);
+
+}  // namespace qgpu

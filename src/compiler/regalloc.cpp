@@ -1,0 +1,158 @@
+// Register allocation: liveness over the instruction-level control-flow graph, an
+// interference graph, and graph colouring (Chaitin-style simplification, colours chosen
+// to match a copy's partner where possible so that the copy disappears). Value registers
+// get r0..r14 and predicates p0..p3; a kernel that needs more gets an error naming the
+// PTX line where the most values are live. No spilling: every kernel clang emits at
+// -Os for this corpus fits (ptx.md section 10).
+#include "compiler/regalloc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "base/error.h"
+#include "compiler/opt.h"
+
+namespace qgpu {
+namespace {
+
+using K = IrOperand::Kind;
+
+// One register class: value registers or predicates.
+struct RegClass {
+  K kind;
+  int n_regs;
+  int n_machine;
+  const char* name;
+};
+
+using LiveSet = std::vector<bool>;
+
+// live_out[i] for every instruction, for one register class.
+std::vector<LiveSet> liveness(const IrFunction& f, const RegClass& rc) {
+  int n = static_cast<int>(f.code.size());
+  std::vector<LiveSet> in(n, LiveSet(rc.n_regs)), out(n, LiveSet(rc.n_regs));
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = n - 1; i >= 0; --i) {
+      LiveSet o(rc.n_regs);
+      for (int s : ir_successors(f, i))
+        if (s < n)
+          for (int r = 0; r < rc.n_regs; ++r) o[r] = o[r] || in[s][r];
+      LiveSet l = o;
+      IrOperand d = ir_def(f.code[i]);
+      if (d.kind == rc.kind && f.code[i].guard < 0) l[d.index] = false;  // a guarded write may not happen
+      for (const IrOperand& u : ir_uses(f.code[i]))
+        if (u.kind == rc.kind) l[u.index] = true;
+      if (l != in[i] || o != out[i]) in[i] = std::move(l), out[i] = std::move(o), changed = true;
+    }
+  }
+  return out;
+}
+
+struct Graph {
+  std::vector<std::set<int>> adj;
+  std::vector<std::set<int>> moves;  // copy partners
+};
+
+Graph interference(const IrFunction& f, const RegClass& rc, const std::vector<LiveSet>& live_out) {
+  Graph g{std::vector<std::set<int>>(rc.n_regs), std::vector<std::set<int>>(rc.n_regs)};
+  for (size_t i = 0; i < f.code.size(); ++i) {
+    const IrInstr& in = f.code[i];
+    IrOperand d = ir_def(in);
+    if (d.kind != rc.kind) continue;
+    bool copy = (in.op == Op::kMov || in.op == Op::kMovPred) && in.a.kind == rc.kind && in.guard < 0;
+    if (copy) g.moves[d.index].insert(in.a.index), g.moves[in.a.index].insert(d.index);
+    for (int r = 0; r < rc.n_regs; ++r) {
+      if (!live_out[i][r] || r == d.index || (copy && r == in.a.index)) continue;
+      g.adj[d.index].insert(r);
+      g.adj[r].insert(d.index);
+    }
+  }
+  return g;
+}
+
+// Registers live at once at the worst instruction, for the error message.
+std::pair<int, std::vector<int>> pressure(const IrFunction& f, const RegClass& rc,
+                                          const std::vector<LiveSet>& live_out) {
+  int best = 0;
+  std::vector<int> regs;
+  for (size_t i = 0; i < f.code.size(); ++i) {
+    std::vector<int> live;
+    for (int r = 0; r < rc.n_regs; ++r)
+      if (live_out[i][r]) live.push_back(r);
+    if (live.size() > regs.size()) best = static_cast<int>(i), regs = live;
+  }
+  return {best, regs};
+}
+
+[[noreturn]] void too_many(const IrFunction& f, const RegClass& rc, const std::vector<LiveSet>& live_out) {
+  auto [at, regs] = pressure(f, rc, live_out);
+  std::string names;
+  for (int r : regs) names += " " + (rc.kind == K::kVReg ? f.vreg_names[r] : f.pred_names[r]);
+  fail("the kernel needs more than {} {} (PTX line {}: {} live:{}); simplify the kernel, or split "
+       "it into several launches", rc.n_machine, rc.name, f.code[at].line, regs.size(), names);
+}
+
+std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
+  std::vector<LiveSet> live_out = liveness(f, rc);
+  Graph g = interference(f, rc, live_out);
+  std::vector<int> degree(rc.n_regs), stack;
+  std::vector<bool> removed(rc.n_regs, false);
+  for (int r = 0; r < rc.n_regs; ++r) degree[r] = static_cast<int>(g.adj[r].size());
+  for (int left = rc.n_regs; left > 0; --left) {
+    int pick = -1;
+    for (int r = 0; r < rc.n_regs; ++r)
+      if (!removed[r] && (pick < 0 || (degree[r] < rc.n_machine) > (degree[pick] < rc.n_machine) ||
+                          ((degree[r] < rc.n_machine) == (degree[pick] < rc.n_machine) && degree[r] > degree[pick])))
+        pick = r;
+    removed[pick] = true;
+    stack.push_back(pick);
+    for (int n : g.adj[pick]) --degree[n];
+  }
+  std::vector<int> colour(rc.n_regs, -1);
+  for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+    int r = *it;
+    std::vector<bool> taken(rc.n_machine, false);
+    for (int n : g.adj[r])
+      if (colour[n] >= 0) taken[colour[n]] = true;
+    for (int m : g.moves[r])  // prefer a copy partner's colour: the copy then vanishes
+      if (colour[m] >= 0 && !taken[colour[m]]) { colour[r] = colour[m]; break; }
+    for (int c = 0; colour[r] < 0 && c < rc.n_machine; ++c)
+      if (!taken[c]) colour[r] = c;
+    if (colour[r] < 0) too_many(f, rc, live_out);
+  }
+  return colour;
+}
+
+void rename(IrOperand& o, const std::vector<int>& vcol, const std::vector<int>& pcol) {
+  if (o.kind == K::kVReg) o.index = vcol[o.index];
+  if (o.kind == K::kPred) o.index = pcol[o.index];
+}
+
+}  // namespace
+
+IrFunction allocate_registers(const IrFunction& f) {
+  std::vector<int> vcol = colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
+  std::vector<int> pcol = colour(f, {K::kPred, f.n_preds, kPreds, "predicates"});
+  IrFunction out = f;
+  out.n_vregs = kRegs;
+  out.n_preds = kPreds;
+  out.vreg_names.clear();
+  out.pred_names.clear();
+  for (int i = 0; i < kRegs; ++i) out.vreg_names.push_back(fmt::format("r{}", i));
+  for (int i = 0; i < kPreds; ++i) out.pred_names.push_back(fmt::format("p{}", i));
+  std::vector<bool> keep(out.code.size(), true);
+  for (size_t i = 0; i < out.code.size(); ++i) {
+    IrInstr& in = out.code[i];
+    for (IrOperand* o : {&in.d, &in.a, &in.b, &in.c}) rename(*o, vcol, pcol);
+    if (in.guard >= 0) in.guard = pcol[in.guard];
+    bool self_copy = (in.op == Op::kMov || in.op == Op::kMovPred) && in.a == in.d;
+    if (self_copy) keep[i] = false;
+  }
+  compact(out, keep);
+  return out;
+}
+
+}  // namespace qgpu

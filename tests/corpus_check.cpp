@@ -1,0 +1,73 @@
+// Runs every case of one corpus kernel through the `qgpu run` CLI and compares the outputs
+// with the oracle's (kernels/expected/NAME.json, made by scripts/gen_expected.py from a
+// host-C++ emulation, never from qgpu). Prints the first mismatches and the largest
+// difference per array. Usage: corpus_check QGPU KERNEL.cu EXPECTED.json [extra qgpu args]
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+std::string run_command(const std::string& cmd, int& status) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return status = -1, out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  status = pclose(p);
+  return out;
+}
+
+// Prints up to 5 differing elements and the largest absolute difference; true if equal.
+bool compare(const std::string& name, const nlohmann::json& want, const nlohmann::json& got) {
+  if (!got.is_array() || got.size() != want.size()) {
+    fmt::print("  {}: expected {} values, got {}\n", name, want.size(), got.dump());
+    return false;
+  }
+  int shown = 0;
+  int64_t max_diff = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    int64_t w = want[i].get<int64_t>(), g = got[i].get<int64_t>();
+    if (w == g) continue;
+    max_diff = std::max<int64_t>(max_diff, std::llabs(w - g));
+    if (shown++ < 5) fmt::print("  {}[{}]: expected {}, got {}\n", name, i, w, g);
+  }
+  if (shown) fmt::print("  {}: {} of {} differ, max |diff| {}\n", name, shown, want.size(), max_diff);
+  return shown == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    fmt::print(stderr, "usage: corpus_check QGPU KERNEL.cu EXPECTED.json [qgpu run args...]\n");
+    return 2;
+  }
+  std::string extra;
+  for (int i = 4; i < argc; ++i) extra += std::string(" ") + argv[i];
+  nlohmann::json expected = nlohmann::json::parse(std::ifstream(argv[3]));
+  int failed = 0, n = 0;
+  for (const nlohmann::json& c : expected.at("cases")) {
+    ++n;
+    std::string cmd = fmt::format("{} run {} {}{} --json 2>&1", argv[1], argv[2], c.at("run").get<std::string>(), extra);
+    int status = 0;
+    std::string out = run_command(cmd, status);
+    fmt::print("case {}: {}\n", n, c.at("run").get<std::string>());
+    if (status != 0) {
+      fmt::print("  qgpu failed:\n{}\n", out);
+      ++failed;
+      continue;
+    }
+    nlohmann::json got = nlohmann::json::parse(out, nullptr, false);
+    bool ok = !got.is_discarded();
+    for (auto& [name, want] : c.at("outputs").items())
+      ok = ok && compare(name, want, got["outputs"][name]);
+    fmt::print("  {} ({} tokens)\n", ok ? "ok" : "MISMATCH", ok ? got["tokens"].get<int64_t>() : 0);
+    failed += !ok;
+  }
+  fmt::print("{} passed, {} failed\n", n - failed, failed);
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,87 @@
+// `qgpu run FILE.cu [--kernel NAME] [--grid G] [--block B] [--arg NAME=VALUE]...
+//                  [--engine interp|model] [--dtype f32|bf16|f16] [--json] [--trace]
+//                  [--dump=ptx|ir|alloc|blocks] [-O LEVEL]`
+// Compiles a CUDA kernel for the machine and launches it. This contract is stable: later
+// engines, the tests and users rely on it.
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "commands.h"
+#include "compiler/compile.h"
+#include "gpu/interp.h"
+#include "gpu/trace_json.h"
+
+namespace qgpu {
+namespace {
+
+struct RunArgs {
+  std::string file, kernel, grid = "1", block = "4", engine = "interp", dtype = "f32", dump, opt = "s";
+  std::vector<std::string> args;
+  bool json = false, trace = false;
+  int64_t max_records = RunOptions{}.max_records;
+};
+
+std::pair<int, int> dims(const std::string& text, const char* what) {
+  int x = 0, y = 1;
+  char comma = 0, extra = 0;
+  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
+  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
+    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
+  return {x, y};
+}
+
+CompileOptions compile_options(const RunArgs& r) {
+  CompileOptions o{.file = r.file, .kernel = r.kernel, .opt_level = "-O" + r.opt};
+  std::tie(o.launch.grid_x, o.launch.grid_y) = dims(r.grid, "grid");
+  std::tie(o.launch.block_x, o.launch.block_y) = dims(r.block, "block");
+  std::vector<std::string> problems = check_launch(o.launch);
+  if (!problems.empty()) fail("{}", problems.front());
+  for (const std::string& a : r.args) o.args.push_back(parse_kernel_arg(a));
+  return o;
+}
+
+void dump(const CompiledKernel& k, const std::string& what) {
+  if (what == "ptx") return fmt::print("{}", k.ptx);
+  if (what == "ir") return fmt::print("{}", ir_dump(k.ir));
+  if (what == "alloc") return fmt::print("{}", ir_dump(k.allocated));
+  if (what == "blocks") return fmt::print("{}", disassemble(k.program));
+  fail("--dump={}: expected ptx, ir, alloc or blocks", what);
+}
+
+void run_kernel(const RunArgs& r) {
+  if (r.engine != "interp" && r.engine != "model") fail("--engine {}: expected interp or model", r.engine);
+  if (r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16") fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
+  if (r.engine == "model")
+    fail("--engine model: the compiled model does not exist yet in this build (the layer compiler "
+         "is not written); use --engine interp");
+  std::string source = read_text_file(r.file);
+  CompiledKernel k = compile_cuda(source, compile_options(r));
+  if (!r.dump.empty()) return dump(k, r.dump);
+  const Program& p = k.program;
+  Trace t = run(p, p.launch, {.max_records = r.max_records});
+  ReportOptions report{.engine = r.engine, .dtype = r.dtype, .outputs = k.outputs, .with_records = r.trace};
+  if (r.json) return fmt::print("{}\n", trace_json(p, p.launch, t, report).dump());
+  fmt::print("{}", trace_text(p, p.launch, t, r.trace));
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto r = std::make_shared<RunArgs>();
+  auto* cmd = app.add_subcommand("run", "Compile a CUDA kernel and launch it on the machine");
+  cmd->add_option("file", r->file, "CUDA source (.cu)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--kernel", r->kernel, "Kernel to launch (needed when the file has several)");
+  cmd->add_option("--grid", r->grid, "Grid size X[,Y] in CUDA blocks (default 1)");
+  cmd->add_option("--block", r->block, "CUDA block size X[,Y] in threads (default 4)");
+  cmd->add_option("--arg", r->args, "NAME=VALUE: a number for a scalar, [1,2,-3] for a pointer (its contents)");
+  cmd->add_option("--engine", r->engine, "interp (the reference interpreter) or model");
+  cmd->add_option("--dtype", r->dtype, "f32, bf16 or f16 (model engine)");
+  cmd->add_flag("--json", r->json, "Print one JSON object: kernel, engine, dtype, outputs, tokens, ...");
+  cmd->add_flag("--trace", r->trace, "Print (or include in the JSON) every record");
+  cmd->add_option("--dump", r->dump, "Print the program after a stage: ptx, ir, alloc or blocks");
+  cmd->add_option("-O", r->opt, "clang optimisation level: s (default), z, 1, 2, 3");
+  cmd->add_option("--max-records", r->max_records, "Give up after this many generated records");
+  cmd->callback([r] { run_kernel(*r); });
+}
+
+}  // namespace qgpu
