@@ -10,7 +10,8 @@ cmake --preset release >&2
 cmake --build --preset release --target qgpu >&2
 
 qgpu=build/release/qgpu
-# The main job. Today: a machine program on the reference interpreter. Once the CUDA front
-# end and the compiled model exist, this line becomes:
-#   "$qgpu" run kernels/vecadd.cu --engine model "$@"
-"$qgpu" asm examples/vecadd.qasm --run --trace "$@"
+# The main job: a CUDA kernel compiled for the machine and launched. Until the compiled
+# model exists it runs on the reference interpreter; then --engine model replaces interp.
+"$qgpu" run kernels/vecadd.cu --grid 3 --block 4 \
+  --arg 'a=[1,2,3,4,5,6,7,8,9,10]' --arg 'b=[10,20,30,40,50,60,70,80,90,100]' \
+  --arg 'c=[0,0,0,0,0,0,0,0,0,0]' --arg n=10 --engine interp "$@"
