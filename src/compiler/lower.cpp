@@ -39,6 +39,7 @@ class Lowerer {
     Frame top{&kernel, ""};
     lower_body(top, 0);
     resolve_labels();
+    check_single_defs();
     if (!errors_.empty()) {
       std::string all;
       for (const std::string& e : errors_) all += (all.empty() ? "" : "\n") + e;
@@ -216,6 +217,8 @@ class Lowerer {
     if (op == "shf") return lower_shf(fr, in);
     if (op == "bfe") return lower_bfe(fr, in);
     if (op == "prmt") return lower_prmt(fr, in);
+    if (op == "mul" && has_part(in, "wide")) return lower_mul_wide(fr, in);
+    if (op == "shr" && is_64(last_part(in))) return lower_shr64(fr, in);
     if (lower_arith(fr, in)) return;
     unsupported(in, hint(op));
   }
@@ -299,6 +302,65 @@ class Lowerer {
       emit(in, {.op = Op::kShrS, .d = *d, .a = t, .b = ir_imm(shift)});
     } else {
       emit(in, {.op = Op::kMov, .d = *d, .a = *a});
+      if (d->kind == K::kVReg && in.parts.size() >= 3 && is_64(in.parts[1])) record_high(in, *d, *a, from == "s32");
+    }
+  }
+
+  // ---- 64-bit values whose high half is cheap (ptx.md section 7 exceptions).
+  //
+  // clang turns some loops into closed forms such as (a * b) >> 1 computed in 64 bits
+  // (mul.wide, shr.u64, cvt.u32.u64). For a 64-bit value made by mul.wide or by widening
+  // a 32-bit one, the high half is computed right after it (dead-code removal drops it
+  // when unused), so a 64-bit right shift of that value can be done exactly.
+
+  void record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign) {
+    if (!sign) return void(high_[d.index] = ir_imm(0));
+    IrOperand h = ir_vreg(temp());
+    emit(in, {.op = Op::kShrS, .d = h, .a = a, .b = ir_imm(31)});
+    high_[d.index] = h;
+  }
+
+  void lower_mul_wide(Frame& fr, const PtxInstr& in) {
+    if (!operands(in, 3)) return;
+    auto d = dest(fr, in, 0);
+    auto a = value(fr, in, in.operands[1]);
+    auto b = value(fr, in, in.operands[2]);
+    if (!d || !a || !b) return;
+    emit(in, {.op = Op::kMulLo, .d = *d, .a = *a, .b = *b});
+    IrOperand h = ir_vreg(temp());
+    emit(in, {.op = last_part(in) == "s32" ? Op::kMulHiS : Op::kMulHiU, .d = h, .a = *a, .b = *b});
+    high_[d->index] = h;
+  }
+
+  // shr.{u64,s64} d, x, k with a constant k, when x's high half is known: the low half of
+  // the result is (lo >> k) | (hi << (32 - k)), or hi >> (k - 32).
+  void lower_shr64(Frame& fr, const PtxInstr& in) {
+    if (!operands(in, 3)) return;
+    auto d = dest(fr, in, 0);
+    auto x = value(fr, in, in.operands[1]);
+    const PtxOperand& k = in.operands[2];
+    if (!d || !x) return;
+    auto hi = x->kind == K::kVReg ? high_.find(x->index) : high_.end();
+    if (k.kind != PtxOperandKind::kImm || k.imm < 0 || k.imm > 63 || hi == high_.end())
+      return unsupported(in, "a 64-bit shift right is supported only by a constant, of a product "
+                             "(mul.wide) or a widened int; long long arithmetic is not supported");
+    single_def_checks_.push_back({x->index, in});
+    bool sgn = last_part(in) == "s64";
+    if (k.imm >= 32) return emit(in, {.op = sgn ? Op::kShrS : Op::kShrU, .d = *d, .a = hi->second, .b = ir_imm(k.imm - 32)});
+    IrOperand lo = ir_vreg(temp()), up = ir_vreg(temp());
+    emit(in, {.op = Op::kShrU, .d = lo, .a = *x, .b = ir_imm(k.imm)});
+    emit(in, {.op = Op::kShl, .d = up, .a = hi->second, .b = ir_imm(32 - k.imm)});
+    emit(in, {.op = Op::kOr, .d = *d, .a = lo, .b = up});
+  }
+
+  // The high half recorded for a 64-bit register is only right if nothing else writes it.
+  void check_single_defs() {
+    for (const auto& [v, src] : single_def_checks_) {
+      int defs = 0;
+      for (const IrInstr& in : f_.code) defs += in.d.kind == K::kVReg && in.d.index == v;
+      if (defs != 1)
+        unsupported(src, "a 64-bit shift right of a value that is assigned more than once (long long "
+                         "arithmetic in a loop) is not supported");
     }
   }
 
@@ -539,6 +601,8 @@ class Lowerer {
   Frame* frame_ = nullptr;
   std::map<std::string, int> vregs_, preds_, labels_;
   std::vector<Fixup> fixups_;
+  std::map<int, IrOperand> high_;                           // 64-bit vreg -> its high half
+  std::vector<std::pair<int, PtxInstr>> single_def_checks_;
   std::vector<std::string> errors_;
   int inline_count_ = 0;
 };

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "gpu/alu.h"
 
 namespace qgpu {
 namespace {
@@ -137,6 +138,47 @@ bool simplify_algebra(IrFunction& f) {
   return changed;
 }
 
+// Ops whose sources are all immediates are computed now, by the interpreter's own ALU:
+// they become moves of constants, which propagation then removes.
+bool fold_constants(IrFunction& f) {
+  bool changed = false;
+  for (IrInstr& in : f.code) {
+    const OpInfo& info = op_info(in.op);
+    bool value = info.effect == Effect::kValue && in.op != Op::kLd && in.op != Op::kMov;
+    bool compare_op = info.form == Form::kPAB;
+    if (!value && !compare_op) continue;
+    bool all_imm = true;
+    for (const IrOperand* o : {&in.a, &in.b, &in.c})
+      all_imm = all_imm && (o->kind == K::kImm || o->kind == K::kNone);
+    if (!all_imm) continue;
+    auto u = [](const IrOperand& o) { return static_cast<uint32_t>(o.imm); };
+    int64_t r = value ? static_cast<int32_t>(alu(in.op, u(in.a), u(in.b), u(in.c)))
+                      : compare(in.op, u(in.a), u(in.b));
+    in = {.op = value ? Op::kMov : Op::kMovPred, .guard = in.guard, .guard_negated = in.guard_negated,
+          .d = in.d, .a = ir_imm(r), .line = in.line};
+    changed = true;
+  }
+  return changed;
+}
+
+// A guard whose predicate is a known constant: drop the guard, or the instruction.
+bool resolve_constant_guards(IrFunction& f) {
+  Defs defs = single_defs(f);
+  std::vector<bool> keep(f.code.size(), true);
+  bool changed = false;
+  for (size_t i = 0; i < f.code.size(); ++i) {
+    IrInstr& in = f.code[i];
+    if (in.guard < 0) continue;
+    std::optional<IrOperand> v = known_value(f, defs, ir_pred(in.guard));
+    if (!v || v->kind != K::kImm) continue;
+    if ((v->imm != 0) != in.guard_negated) in.guard = -1, in.guard_negated = false;
+    else keep[i] = false;
+    changed = true;
+  }
+  if (changed) compact(f, keep);
+  return changed;
+}
+
 // "@p bra L1; bra L2; L1:" -> "@!p bra L2": one step less per pass through it.
 bool invert_branches(IrFunction& f) {
   int n = static_cast<int>(f.code.size());
@@ -198,6 +240,8 @@ void optimise(IrFunction& f) {
   for (int round = 0; round < 32; ++round) {
     bool changed = propagate_values(f);
     changed |= simplify_algebra(f);
+    changed |= fold_constants(f);
+    changed |= resolve_constant_guards(f);
     changed |= fold_addresses(f);
     changed |= invert_branches(f);
     changed |= remove_dead(f);

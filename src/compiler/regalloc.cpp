@@ -131,9 +131,33 @@ void rename(IrOperand& o, const std::vector<int>& vcol, const std::vector<int>& 
   if (o.kind == K::kPred) o.index = pcol[o.index];
 }
 
+bool has_side_effect(const IrInstr& in) {
+  Effect e = op_info(in.op).effect;
+  return e != Effect::kValue && e != Effect::kPred;
+}
+
+// Removes writes that no path reads (e.g. an initial value overwritten on every path),
+// which single-definition propagation cannot see.
+void remove_dead_writes(IrFunction& f) {
+  for (bool changed = true; changed;) {
+    std::vector<LiveSet> lv = liveness(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
+    std::vector<LiveSet> lp = liveness(f, {K::kPred, f.n_preds, kPreds, "predicates"});
+    std::vector<bool> keep(f.code.size(), true);
+    changed = false;
+    for (size_t i = 0; i < f.code.size(); ++i) {
+      IrOperand d = ir_def(f.code[i]);
+      if (d.kind == K::kNone || has_side_effect(f.code[i])) continue;
+      if (!(d.kind == K::kVReg ? lv : lp)[i][d.index]) keep[i] = false, changed = true;
+    }
+    if (changed) compact(f, keep);
+  }
+}
+
 }  // namespace
 
-IrFunction allocate_registers(const IrFunction& f) {
+IrFunction allocate_registers(const IrFunction& input) {
+  IrFunction f = input;
+  remove_dead_writes(f);
   std::vector<int> vcol = colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
   std::vector<int> pcol = colour(f, {K::kPred, f.n_preds, kPreds, "predicates"});
   IrFunction out = f;
