@@ -18,16 +18,6 @@ struct AsmOptions {
   int64_t max_records = RunOptions{}.max_records;
 };
 
-// "X" or "X,Y" into two positive integers.
-std::pair<int, int> parse_dims(const std::string& text, const char* what) {
-  int x = 0, y = 1;
-  char comma = 0, extra = 0;
-  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
-  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
-    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
-  return {x, y};
-}
-
 Launch launch_for(const Program& p, const AsmOptions& o) {
   Launch l = p.launch;
   if (!o.grid.empty()) std::tie(l.grid_x, l.grid_y) = parse_dims(o.grid, "grid");

@@ -21,19 +21,10 @@ struct RunArgs {
   int64_t max_records = RunOptions{}.max_records;
 };
 
-std::pair<int, int> dims(const std::string& text, const char* what) {
-  int x = 0, y = 1;
-  char comma = 0, extra = 0;
-  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
-  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
-    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
-  return {x, y};
-}
-
 CompileOptions compile_options(const RunArgs& r) {
   CompileOptions o{.file = r.file, .kernel = r.kernel, .opt_level = "-O" + r.opt};
-  std::tie(o.launch.grid_x, o.launch.grid_y) = dims(r.grid, "grid");
-  std::tie(o.launch.block_x, o.launch.block_y) = dims(r.block, "block");
+  std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(r.grid, "grid");
+  std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(r.block, "block");
   std::vector<std::string> problems = check_launch(o.launch);
   if (!problems.empty()) fail("{}", problems.front());
   for (const std::string& a : r.args) o.args.push_back(parse_kernel_arg(a));

@@ -10,6 +10,9 @@ void add_asm_command(CLI::App& app);
 void add_isa_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 
+// "X" or "X,Y" (the --grid / --block syntax) into two positive integers; throws Error.
+std::pair<int, int> parse_dims(const std::string& text, const char* what);
+
 // Reads a whole file; throws Error naming the file when it cannot.
 std::string read_text_file(const std::string& path);
 
