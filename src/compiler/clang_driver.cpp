@@ -59,7 +59,9 @@ struct TempDir {
 
 std::string find_clang() {
   if (const char* env = std::getenv("CLANG"); env && *env) {
-    if (!on_path(env)) fail("CLANG={} is not an executable: unset it or point it at clang", env);
+    if (!on_path(env))
+      fail("CLANG={} is not an executable: point it at a clang with the NVPTX backend (Debian/Ubuntu: "
+           "apt-get install clang; macOS: brew install llvm), or unset it to search PATH", env);
     return env;
   }
   for (const char* c : {"clang-19", "clang-16", "clang-15", "clang-14", "clang"})

@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "base/error.h"
 #include "compiler/ptx_ops.h"
 
@@ -22,6 +24,9 @@ namespace qgpu {
 namespace {
 
 using K = IrOperand::Kind;
+
+constexpr const char* kLocalMemory =
+    "local memory (a local array, or -O0) is not supported; use -Os and shared or global arrays";
 
 struct Frame {
   const PtxFunction* fn = nullptr;
@@ -52,8 +57,8 @@ class Lowerer {
   // ---- Diagnostics.
 
   void error(const PtxInstr& in, int col, const std::string& msg) {
-    std::string_view src = in.line >= 1 && in.line <= static_cast<int>(m_.lines.size())
-                               ? std::string_view(m_.lines[in.line - 1]) : std::string_view();
+    std::string src = in.line >= 1 && in.line <= static_cast<int>(m_.lines.size()) ? m_.lines[in.line - 1] : "";
+    std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
     errors_.push_back(diagnostic(env_.file, in.line, col ? col : in.col, msg, src));
   }
 
@@ -94,6 +99,12 @@ class Lowerer {
   }
 
   bool is_pred_reg(const Frame& fr, const std::string& name) { return reg_type(fr, name) == ".pred"; }
+
+  static bool is_local_var(const Frame& fr, const std::string& name) {
+    for (const PtxVar& v : fr.fn->locals)
+      if (v.space == ".local" && v.name == name) return true;
+    return false;
+  }
 
   static std::optional<IrOperand> special_operand(const std::string& name) {
     static const std::map<std::string, IrOperand> table = {
@@ -137,16 +148,18 @@ class Lowerer {
   }
 
   // The byte address of a global or this CUDA block's copy of a shared variable.
-  std::optional<IrOperand> symbol_address(Frame&, const PtxInstr& in, const std::string& name, int col) {
+  std::optional<IrOperand> symbol_address(Frame& fr, const PtxInstr& in, const std::string& name, int col) {
     if (auto it = env_.global_address.find(name); it != env_.global_address.end()) return ir_imm(it->second);
     auto it = env_.shared.find(name);
+    if (it == env_.shared.end() && is_local_var(fr, name))  // __local_depot: a local array, or -O0
+      return error(in, col, fmt::format("'{}': {}", name, kLocalMemory)), std::nullopt;
     if (it == env_.shared.end())
       return error(in, col, fmt::format("'{}' is not a variable in memory (function pointers and "
                                         "local arrays are not supported)", name)), std::nullopt;
     if (env_.ctas_per_wave == 1) return ir_imm(4 * it->second.base_word);
     IrOperand t = ir_vreg(temp());
-    emit(in, {.op = Op::kMadLo, .d = t, .a = ir_special(Special::kCtaslot),
-              .b = ir_imm(4 * it->second.words), .c = ir_imm(4 * it->second.base_word)});
+    emit_helper(in, {.op = Op::kMadLo, .d = t, .a = ir_special(Special::kCtaslot),
+                     .b = ir_imm(4 * it->second.words), .c = ir_imm(4 * it->second.base_word)});
     return t;
   }
 
@@ -178,6 +191,15 @@ class Lowerer {
       out.guard = predreg(*frame_, src.guard);
       out.guard_negated = src.guard_negated;
     }
+    f_.code.push_back(out);
+  }
+
+  // A helper value of a longer sequence (an address, a shift amount, a high half): left
+  // unguarded. The machine reads every source of every lane in the step's mask, guard or
+  // not (docs/isa.md), so a lane whose guard failed would read a helper it never wrote;
+  // the sequence's last instruction, which writes the PTX destination, carries the guard.
+  void emit_helper(const PtxInstr& src, IrInstr out) {
+    out.line = src.line;
     f_.code.push_back(out);
   }
 
@@ -236,17 +258,24 @@ class Lowerer {
     std::vector<std::string> rets, args;
     if (i < in.operands.size() && in.operands[i].kind == PtxOperandKind::kList) rets = in.operands[i++].list;
     if (i >= in.operands.size() || in.operands[i].kind != PtxOperandKind::kSymbol)
-      return unsupported(in, "indirect calls (function pointers) are not supported");
+      return skip_call(fr, in, rets, "indirect calls (function pointers) are not supported");
     std::string callee_name = in.operands[i++].name;
     if (i < in.operands.size() && in.operands[i].kind == PtxOperandKind::kList) args = in.operands[i].list;
     const PtxFunction* callee = nullptr;
     for (const PtxFunction& fn : m_.functions)
       if (fn.name == callee_name && !fn.is_entry) callee = &fn;
     if (!callee)
-      return unsupported(in, fmt::format("'{}' has no body here (printf, malloc and other library "
-                                         "calls are not supported)", callee_name));
-    if (depth >= 8) return unsupported(in, "calls nested more than 8 deep (recursion?) are not supported");
+      return skip_call(fr, in, rets, fmt::format("'{}' has no body here (printf, malloc and other library "
+                                                 "calls are not supported)", callee_name));
+    if (depth >= 8) return skip_call(fr, in, rets, "calls nested more than 8 deep (recursion?) are not supported");
     inline_call(fr, in, *callee, rets, args, depth);
+  }
+
+  // A call that cannot be inlined: its return values get placeholders, so the loads of
+  // them after the call report nothing of their own.
+  void skip_call(Frame& fr, const PtxInstr& in, const std::vector<std::string>& rets, std::string_view why) {
+    for (const std::string& r : rets) fr.params[r] = ir_vreg(temp());
+    unsupported(in, why);
   }
 
   void inline_call(Frame& fr, const PtxInstr& in, const PtxFunction& callee,
@@ -298,7 +327,7 @@ class Lowerer {
     } else if (from == "s8" || from == "s16") {
       int shift = from == "s8" ? 24 : 16;
       IrOperand t = ir_vreg(temp());
-      emit(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(shift)});
+      emit_helper(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(shift)});
       emit(in, {.op = Op::kShrS, .d = *d, .a = t, .b = ir_imm(shift)});
     } else {
       emit(in, {.op = Op::kMov, .d = *d, .a = *a});
@@ -316,7 +345,7 @@ class Lowerer {
   void record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign) {
     if (!sign) return void(high_[d.index] = ir_imm(0));
     IrOperand h = ir_vreg(temp());
-    emit(in, {.op = Op::kShrS, .d = h, .a = a, .b = ir_imm(31)});
+    emit_helper(in, {.op = Op::kShrS, .d = h, .a = a, .b = ir_imm(31)});
     high_[d.index] = h;
   }
 
@@ -328,7 +357,7 @@ class Lowerer {
     if (!d || !a || !b) return;
     emit(in, {.op = Op::kMulLo, .d = *d, .a = *a, .b = *b});
     IrOperand h = ir_vreg(temp());
-    emit(in, {.op = last_part(in) == "s32" ? Op::kMulHiS : Op::kMulHiU, .d = h, .a = *a, .b = *b});
+    emit_helper(in, {.op = last_part(in) == "s32" ? Op::kMulHiS : Op::kMulHiU, .d = h, .a = *a, .b = *b});
     high_[d->index] = h;
   }
 
@@ -348,8 +377,8 @@ class Lowerer {
     bool sgn = last_part(in) == "s64";
     if (k.imm >= 32) return emit(in, {.op = sgn ? Op::kShrS : Op::kShrU, .d = *d, .a = hi->second, .b = ir_imm(k.imm - 32)});
     IrOperand lo = ir_vreg(temp()), up = ir_vreg(temp());
-    emit(in, {.op = Op::kShrU, .d = lo, .a = *x, .b = ir_imm(k.imm)});
-    emit(in, {.op = Op::kShl, .d = up, .a = hi->second, .b = ir_imm(32 - k.imm)});
+    emit_helper(in, {.op = Op::kShrU, .d = lo, .a = *x, .b = ir_imm(k.imm)});
+    emit_helper(in, {.op = Op::kShl, .d = up, .a = hi->second, .b = ir_imm(32 - k.imm)});
     emit(in, {.op = Op::kOr, .d = *d, .a = lo, .b = up});
   }
 
@@ -367,8 +396,7 @@ class Lowerer {
   bool memory_type_ok(const PtxInstr& in) {
     for (const std::string& p : in.parts) {
       if (p == "v2" || p == "v4") return unsupported(in, "vector loads and stores (int2, int4) are not supported"), false;
-      if (p == "local") return unsupported(in, "local memory (a local array, or -O0) is not supported; "
-                                               "use -Os and shared or global arrays"), false;
+      if (p == "local") return unsupported(in, kLocalMemory), false;
       if (is_64(p)) return unsupported(in, "64-bit memory access (a pointer or a long stored in memory) "
                                            "is not supported"), false;
       if (std::string why = type_problem(p); !why.empty()) return unsupported(in, why), false;
@@ -497,11 +525,11 @@ class Lowerer {
     if (!d || !lo || !hi || !n) return;
     bool left = in.parts[1] == "l";
     IrOperand amt = ir_vreg(temp()), rest = ir_vreg(temp()), x = ir_vreg(temp()), y = ir_vreg(temp());
-    if (in.parts[2] == "wrap") emit(in, {.op = Op::kAnd, .d = amt, .a = *n, .b = ir_imm(31)});
-    else emit(in, {.op = Op::kMinU, .d = amt, .a = *n, .b = ir_imm(32)});
-    emit(in, {.op = Op::kSub, .d = rest, .a = ir_imm(32), .b = amt});
-    emit(in, {.op = left ? Op::kShl : Op::kShrU, .d = x, .a = left ? *hi : *lo, .b = amt});
-    emit(in, {.op = left ? Op::kShrU : Op::kShl, .d = y, .a = left ? *lo : *hi, .b = rest});
+    if (in.parts[2] == "wrap") emit_helper(in, {.op = Op::kAnd, .d = amt, .a = *n, .b = ir_imm(31)});
+    else emit_helper(in, {.op = Op::kMinU, .d = amt, .a = *n, .b = ir_imm(32)});
+    emit_helper(in, {.op = Op::kSub, .d = rest, .a = ir_imm(32), .b = amt});
+    emit_helper(in, {.op = left ? Op::kShl : Op::kShrU, .d = x, .a = left ? *hi : *lo, .b = amt});
+    emit_helper(in, {.op = left ? Op::kShrU : Op::kShl, .d = y, .a = left ? *lo : *hi, .b = rest});
     emit(in, {.op = Op::kOr, .d = *d, .a = x, .b = y});
   }
 
@@ -517,7 +545,7 @@ class Lowerer {
     if (!d || !a) return;
     IrOperand t = ir_vreg(temp());
     int64_t left = 32 - pos.imm - len.imm;
-    emit(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(left)});
+    emit_helper(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(left)});
     emit(in, {.op = last_part(in) == "s32" ? Op::kShrS : Op::kShrU, .d = *d, .a = t, .b = ir_imm(left + pos.imm)});
   }
 
@@ -538,11 +566,11 @@ class Lowerer {
       const IrOperand& src = n < 4 ? *a : *b;
       if (src.kind == K::kImm && (src.imm >> (8 * (n & 3)) & 0xff) == 0) continue;
       IrOperand t = ir_vreg(temp()), m = ir_vreg(temp()), sh = ir_vreg(temp());
-      emit(in, {.op = Op::kShrU, .d = t, .a = src, .b = ir_imm(8 * (n & 3))});
-      emit(in, {.op = Op::kAnd, .d = m, .a = t, .b = ir_imm(0xff)});
-      emit(in, {.op = Op::kShl, .d = sh, .a = m, .b = ir_imm(8 * i)});
+      emit_helper(in, {.op = Op::kShrU, .d = t, .a = src, .b = ir_imm(8 * (n & 3))});
+      emit_helper(in, {.op = Op::kAnd, .d = m, .a = t, .b = ir_imm(0xff)});
+      emit_helper(in, {.op = Op::kShl, .d = sh, .a = m, .b = ir_imm(8 * i)});
       IrOperand next = ir_vreg(temp());
-      emit(in, {.op = Op::kOr, .d = next, .a = acc, .b = sh});
+      emit_helper(in, {.op = Op::kOr, .d = next, .a = acc, .b = sh});
       acc = next;
     }
     emit(in, {.op = Op::kMov, .d = *d, .a = acc});

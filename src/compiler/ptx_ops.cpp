@@ -35,7 +35,10 @@ OpMapping int_arith(const PtxInstr& in, const std::string& base, bool sgn, bool 
     if (has_part(in, "hi")) return wide64 ? breaks("mul.hi") : ok(sgn ? Op::kMulHiS : Op::kMulHiU);
     return ok(Op::kMulLo);  // mul.lo, and mul.wide whose low half is mul.lo
   }
-  if (base == "mad") return has_part(in, "hi") ? breaks("mad.hi") : ok(Op::kMadLo);
+  if (base == "mad") {
+    if (!has_part(in, "hi")) return ok(Op::kMadLo);  // mad.lo, and mad.wide whose low half is mad.lo
+    return wide64 ? breaks("mad.hi") : no("mad.hi (the high half of a product, plus a value) is not supported");
+  }
   if (base == "div" || base == "rem") {
     if (wide64) return breaks(base == "div" ? "division" : "remainder");
     return ok(base == "div" ? (sgn ? Op::kDivS : Op::kDivU) : (sgn ? Op::kRemS : Op::kRemU));

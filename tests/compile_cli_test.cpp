@@ -1,0 +1,177 @@
+// `qgpu run FILE.cu`, driven as a user would: the --json report, each --dump stage, the -O
+// levels, and the one-line errors on stderr for options the build does not support yet.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "compiler/compile.h"
+#include "gpu/program.h"
+
+namespace qgpu {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A file in the temp folder with the given suffix, removed when the test ends.
+struct TempFile {
+  fs::path path;
+  TempFile(std::string_view text, const std::string& suffix) {
+    std::string pattern = (fs::temp_directory_path() / ("qgpu_compile_cli_XXXXXX" + suffix)).string();
+    int fd = mkstemps(pattern.data(), static_cast<int>(suffix.size()));
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path = pattern;
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempFile() { fs::remove(path); }
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `qgpu ARGS` with stdout and stderr captured apart.
+Result qgpu(const std::string& args) {
+  TempFile err("", ".err");
+  std::string command = std::string(QGPU_BINARY) + " " + args + " 2>'" + err.path.string() + "'";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << command;
+  if (!pipe) return r;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.out.append(buf, n);
+  int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_file(err.path);
+  return r;
+}
+
+constexpr std::string_view kPrefix = R"(
+extern "C" __global__ void prefix(const int *x, int *out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  int acc = 0;
+  for (int k = 0; k <= t && k < n; k++) acc += x[k] * (k + 1);
+  if (t < n) out[t] = acc;
+}
+)";
+const std::string kArgs = "--grid 2 --arg 'x=[1,2,3,4,5,6]' --arg 'out=[0,0,0,0,0,0,0,0]' --arg n=6";
+
+struct CompileCli : testing::Test {
+  TempFile cu{kPrefix, ".cu"};
+  std::string run(const std::string& more) { return "run '" + cu.path.string() + "' " + more; }
+};
+
+TEST_F(CompileCli, JsonReport) {
+  Result r = qgpu(run(kArgs + " --json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  for (const char* key : {"kernel", "engine", "dtype", "outputs", "tokens"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["kernel"], "prefix");
+  EXPECT_EQ(j["engine"], "interp");
+  EXPECT_EQ(j["dtype"], "f32");
+  // the pointer parameters, in order; 1, 1+4, 1+4+9, ... (sums of squares)
+  EXPECT_EQ(j["outputs"], json::parse(R"({"x": [1, 2, 3, 4, 5, 6], "out": [1, 5, 14, 30, 55, 91, 0, 0]})"));
+  EXPECT_GT(j["tokens"].get<int>(), 0);
+}
+
+TEST_F(CompileCli, EveryOptLevelGivesTheSameOutputs) {
+  for (const char* level : {"1", "2", "3", "s", "z"}) {
+    Result r = qgpu(run(kArgs + " --json -O " + level));
+    ASSERT_EQ(r.status, 0) << level << r.err;
+    EXPECT_EQ(json::parse(r.out)["outputs"]["out"], json::parse("[1, 5, 14, 30, 55, 91, 0, 0]")) << level;
+  }
+}
+
+TEST_F(CompileCli, OptLevelZeroIsRejected) {
+  Result r = qgpu(run(kArgs + " -O 0"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("qgpu: error: " + cu.path.string() + ".ptx:", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("'__local_depot0': local memory (a local array, or -O0) is not supported; use -Os and "
+                       "shared or global arrays"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CompileCli, DumpPtx) {
+  Result r = qgpu(run(kArgs + " --dump=ptx"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(".visible .entry prefix("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("%tid.x"), std::string::npos) << r.out;
+}
+
+// IR: numbered machine ops over PTX's registers; after allocation, over r0..r14 and p0..p3.
+TEST_F(CompileCli, DumpIrAndAlloc) {
+  Result ir = qgpu(run(kArgs + " --dump=ir"));
+  Result alloc = qgpu(run(kArgs + " --dump=alloc"));
+  ASSERT_EQ(ir.status, 0) << ir.err;
+  ASSERT_EQ(alloc.status, 0) << alloc.err;
+  std::regex numbered("( *\\d+: [^\\n]+\\n)+");
+  EXPECT_TRUE(std::regex_match(ir.out, numbered)) << ir.out;
+  EXPECT_TRUE(std::regex_match(alloc.out, numbered)) << alloc.out;
+  EXPECT_NE(ir.out.find("%r"), std::string::npos) << ir.out;
+  EXPECT_NE(ir.out.find("%tid.x"), std::string::npos) << ir.out;
+  EXPECT_EQ(alloc.out.find("%r"), std::string::npos) << alloc.out;
+  EXPECT_NE(alloc.out.find(" r0"), std::string::npos) << alloc.out;
+  EXPECT_FALSE(std::regex_search(alloc.out, std::regex("\\br(1[5-9]|[2-9]\\d)\\b|\\bp[4-9]\\b"))) << alloc.out;
+}
+
+// --dump=blocks prints .qasm that assembles back to the compiled program.
+TEST_F(CompileCli, DumpBlocksReassembles) {
+  Result r = qgpu(run(kArgs + " --dump=blocks"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  Program p = assemble(r.out, "blocks.qasm");
+  CompileOptions o{.file = cu.path.string(), .launch = {.grid_x = 2}};
+  for (const char* a : {"x=[1,2,3,4,5,6]", "out=[0,0,0,0,0,0,0,0]", "n=6"})
+    o.args.push_back(parse_kernel_arg(a));
+  Program compiled = compile_cuda(kPrefix, o).program;
+  EXPECT_EQ(p.kernel, "prefix");
+  EXPECT_EQ(p.code, compiled.code);
+  EXPECT_EQ(p.arrays, compiled.arrays);
+  EXPECT_EQ(p.launch, compiled.launch);
+}
+
+TEST_F(CompileCli, OptionErrors) {
+  struct Case {
+    std::string options, err;
+  };
+  const Case cases[] = {
+      {" --engine model", "--engine model: the compiled model does not exist yet in this build (the layer "
+                          "compiler is not written); use --engine interp"},
+      {" --engine gpu", "--engine gpu: expected interp or model"},
+      {" --dtype f64", "--dtype f64: expected f32, bf16 or f16"},
+      {" --dump=asm", "--dump=asm: expected ptx, ir, alloc or blocks"},
+      {" --kernel scan", cu.path.string() + " has no kernel 'scan' (kernels: prefix); C++ kernels need "
+                                            "extern \"C\" to keep their names"},
+  };
+  for (const Case& c : cases) {
+    Result r = qgpu(run(kArgs + c.options));
+    EXPECT_EQ(r.status, 1) << c.options;
+    EXPECT_EQ(r.out, "") << c.options;
+    EXPECT_EQ(r.err, "qgpu: error: " + c.err + "\n") << c.options;
+  }
+  Result missing = qgpu(run("--arg 'x=[1]' --arg 'out=[0]'"));
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_EQ(missing.err, "qgpu: error: kernel parameter 'n' needs a value: --arg n=N\n");
+}
+
+}  // namespace
+}  // namespace qgpu

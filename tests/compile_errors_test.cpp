@@ -1,0 +1,637 @@
+// What the compiler rejects, and exactly what it says: every unsupported construct of
+// ptx.md §6 (floats, 64-bit values, local memory and -O0, 8/16-bit data, vectors, warp
+// intrinsics, printf), the machine's limits (registers, memory words, ROM blocks), the
+// launch arguments and kernel choice, and the clang driver. Diagnostics are
+// "FILE.cu.ptx:LINE:COL: message", the PTX line (tabs shown as spaces) and a caret; all
+// problems of a kernel come in one error. For clang's PTX the expected lines are found in
+// the PTX itself, so the tests do not depend on the clang version.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/error.h"
+#include "compiler/clang_driver.h"
+#include "compiler/compile.h"
+
+namespace qgpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempCu {
+  fs::path path;
+  explicit TempCu(std::string_view source) {
+    std::string pattern = (fs::temp_directory_path() / "qgpu_compile_errors_XXXXXX.cu").string();
+    int fd = mkstemps(pattern.data(), 3);
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path = pattern;
+    std::ofstream(path) << source;
+  }
+  ~TempCu() { fs::remove(path); }
+};
+
+CompileOptions options(std::string file, const std::vector<std::string>& args, std::string kernel = "") {
+  CompileOptions o{.file = std::move(file), .kernel = std::move(kernel)};
+  for (const std::string& a : args) o.args.push_back(parse_kernel_arg(a));
+  return o;
+}
+
+// The message f throws, or "no error".
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string ptx_error(std::string_view ptx, std::string_view source, const CompileOptions& o) {
+  return error_of([&] { compile_ptx(ptx, source, o); });
+}
+
+// A CUDA kernel compiled with clang: its PTX and the error compiling it gives.
+struct CudaResult {
+  std::string file, ptx, error = "no error";
+};
+
+CudaResult compile_error(std::string_view source, const std::vector<std::string>& args,
+                         const std::string& opt = "-Os", const std::string& kernel = "") {
+  TempCu cu(source);
+  CudaResult r{cu.path.string()};
+  CompileOptions o = options(r.file, args, kernel);
+  o.opt_level = opt;
+  r.ptx = compile_to_ptx(r.file, opt);
+  r.error = error_of([&] { compile_cuda(source, o); });
+  return r;
+}
+
+// The diagnostic format, spelled out: location, message, the line and a caret under col.
+std::string diag(const std::string& file, int line, int col, const std::string& message, std::string src) {
+  std::replace(src.begin(), src.end(), '\t', ' ');
+  return fmt::format("{}:{}:{}: {}\n  {}\n  {}^", file, line, col, message, src, std::string(col - 1, ' '));
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// One expected diagnostic per PTX instruction line starting with `opcode` (after the
+// indent), at the opcode, or at `at` in the lines that have it: (line, text).
+using Diags = std::vector<std::pair<int, std::string>>;
+
+void expect_at(Diags& out, const CudaResult& r, const std::string& opcode, const std::string& message,
+               const std::string& at = "") {
+  std::vector<std::string> lines = lines_of(r.ptx);
+  int found = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    size_t start = lines[i].find_first_not_of(" \t");
+    if (start == std::string::npos || lines[i].compare(start, opcode.size(), opcode) != 0) continue;
+    size_t col = at.empty() ? start : lines[i].find(at);
+    if (col == std::string::npos) continue;
+    int line = static_cast<int>(i + 1);
+    out.emplace_back(line, diag(r.file + ".ptx", line, static_cast<int>(col + 1), message, lines[i]));
+    ++found;
+  }
+  EXPECT_GT(found, 0) << "no '" << opcode << "' in\n" << r.ptx;
+}
+
+std::string joined(Diags d) {
+  std::stable_sort(d.begin(), d.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [line, text] : d) out += (out.empty() ? "" : "\n") + text;
+  return out;
+}
+
+std::string unsupported(const std::string& opcode, const std::string& why) {
+  return fmt::format("unsupported instruction '{}': {}", opcode, why);
+}
+
+const std::string kFloat = "floating point is not supported yet (a float or double in the kernel)";
+const std::string kFloatConversion = "floating point is not supported yet (a float/int conversion)";
+const std::string kLocal =
+    "local memory (a local array, or -O0) is not supported; use -Os and shared or global arrays";
+const std::string kMem64 = "64-bit memory access (a pointer or a long stored in memory) is not supported";
+const std::string kSmall = "8- and 16-bit data is not supported (a char or short value or array)";
+const std::string kWarp = "warp-level intrinsics (__shfl, __ballot, __any, ...) are not supported";
+const std::string kShr64 = "a 64-bit shift right is supported only by a constant, of a product (mul.wide) or a "
+                           "widened int; long long arithmetic is not supported";
+std::string breaks64(const std::string& what) {
+  return what + " on 64-bit values is not supported (long long arithmetic; addresses are fine)";
+}
+
+// ---- Hand-written PTX: one line per construct, every diagnostic checked in full.
+
+// A kernel k(out, x) whose body is `lines` (4-space indent), starting at line kFirstLine.
+constexpr std::string_view kHead = R"(.version 6.3
+.target sm_75
+.address_size 64
+
+.visible .entry k(
+    .param .u64 k_param_0,
+    .param .u32 k_param_1
+)
+{
+    .reg .pred %p<8>;
+    .reg .b32 %r<16>;
+    .reg .f32 %f<24>;
+    .reg .b64 %rd<16>;
+    .shared .align 4 .b8 sf[16];
+
+    ld.param.u64 %rd1, [k_param_0];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.param.u32 %r1, [k_param_1];
+    mov.u32 %r2, %tid.x;
+)";
+constexpr int kFirstLine = 20;
+constexpr std::string_view kSignature = "extern \"C\" __global__ void k(int *out, int x);";
+
+struct Rejected {
+  std::string line;     // the PTX instruction
+  std::string message;  // its diagnostic; the caret goes under `at`, or the opcode
+  std::string at;
+};
+
+// Compiles the lines and checks the one error lists each rejected line, in order.
+void expect_rejected(const std::vector<std::string>& lines, const std::vector<Rejected>& want,
+                     const std::vector<std::string>& trailing = {}) {
+  std::string ptx(kHead);
+  for (const std::string& l : lines) ptx += "    " + l + "\n";
+  ptx += "    ret;\n}\n";
+  std::vector<std::string> expected;
+  for (const Rejected& r : want) {
+    auto it = std::find(lines.begin(), lines.end(), r.line);
+    ASSERT_NE(it, lines.end()) << r.line;
+    int line = kFirstLine + static_cast<int>(it - lines.begin());
+    int col = 5 + static_cast<int>(r.at.empty() ? 0 : r.line.find(r.at));
+    expected.push_back(diag("k.cu.ptx", line, col, r.message, "    " + r.line));
+  }
+  expected.insert(expected.end(), trailing.begin(), trailing.end());
+  std::string all;
+  for (const std::string& e : expected) all += (all.empty() ? "" : "\n") + e;
+  EXPECT_EQ(ptx_error(ptx, kSignature, options("k.cu", {"out=[0,0,0,0]", "x=1"})), all);
+}
+
+Rejected float_op(const std::string& line) {
+  return {line, unsupported(line.substr(0, line.find(' ')), kFloat)};
+}
+
+TEST(CompileErrors, FloatingPointEveryForm) {
+  std::vector<std::string> lines = {
+      "ld.param.f32 %f1, [k_param_1];",   "ld.global.f32 %f2, [%rd2];",
+      "add.f32 %f3, %f1, %f2;",           "sub.f32 %f4, %f3, %f1;",
+      "mul.f32 %f5, %f4, %f2;",           "neg.f32 %f6, %f5;",
+      "min.f32 %f7, %f6, %f1;",           "max.f32 %f8, %f7, %f1;",
+      "fma.rn.f32 %f9, %f8, %f2, %f1;",   "div.rn.f32 %f10, %f9, %f2;",
+      "sqrt.rn.f32 %f11, %f10;",          "add.rn.f32 %f12, %f11, %f1;",
+      "sub.rn.f32 %f13, %f12, %f1;",      "mul.rn.f32 %f14, %f13, %f1;",
+      "mov.f32 %f15, 0f3FC00000;",        "setp.lt.f32 %p1, %f15, %f1;",
+      "setp.leu.f32 %p2, %f15, %f1;",     "setp.geu.f32 %p3, %f15, %f1;",
+      "setp.gt.f32 %p4, %f15, %f1;",      "selp.f32 %f16, %f15, %f1, %p1;",
+      "st.shared.f32 [sf], %f16;",        "ld.shared.f32 %f18, [sf+4];",
+      "st.global.f32 [%rd2], %f18;",      "ld.f32 %f19, [%rd2];",
+      "st.f32 [%rd2+4], %f19;",           "atom.global.add.f32 %f20, [%rd2], %f1;",
+  };
+  std::vector<Rejected> want;
+  for (const std::string& l : lines) want.push_back(float_op(l));
+  lines.insert(lines.end(), {"cvt.rn.f32.s32 %f17, %r1;", "cvt.rzi.s32.f32 %r3, %f17;", "mov.b32 %r4, %f16;"});
+  want.push_back({"cvt.rn.f32.s32 %f17, %r1;", unsupported("cvt.rn.f32.s32", kFloatConversion)});
+  want.push_back({"cvt.rzi.s32.f32 %r3, %f17;", unsupported("cvt.rzi.s32.f32", kFloatConversion)});
+  want.push_back({"mov.b32 %r4, %f16;", "register %f16: " + kFloat, "%f16"});  // a bit cast
+  expect_rejected(lines, want);
+}
+
+TEST(CompileErrors, SixtyFourBitValues) {
+  std::vector<std::string> lines = {
+      "cvt.u64.u32 %rd3, %r1;",         "setp.lt.s64 %p1, %rd3, %rd2;", "div.s64 %rd4, %rd3, %rd2;",
+      "div.u64 %rd5, %rd3, %rd2;",      "rem.u64 %rd6, %rd3, %rd2;",    "min.s64 %rd7, %rd3, %rd2;",
+      "mul.hi.u64 %rd8, %rd3, %rd2;",   "abs.s64 %rd9, %rd3;",          "shr.u64 %rd10, %rd2, 3;",
+      "shr.s64 %rd11, %rd3, %r1;",      "ld.global.u64 %rd12, [%rd2];", "st.global.u64 [%rd2], %rd3;",
+      "mul.wide.u32 %rd13, %r2, %r1;",  "add.s64 %rd13, %rd13, 1;",     "shr.u64 %rd14, %rd13, 33;",
+  };
+  std::vector<Rejected> want = {
+      {lines[1], unsupported("setp.lt.s64", "64-bit comparisons (long long, or pointers compared) are not "
+                                            "supported")},
+      {lines[2], unsupported("div.s64", breaks64("division"))},
+      {lines[3], unsupported("div.u64", breaks64("division"))},
+      {lines[4], unsupported("rem.u64", breaks64("remainder"))},
+      {lines[5], unsupported("min.s64", breaks64("min/max"))},
+      {lines[6], unsupported("mul.hi.u64", breaks64("mul.hi"))},
+      {lines[7], unsupported("abs.s64", breaks64("abs"))},
+      {lines[8], unsupported("shr.u64", kShr64)},   // of a pointer
+      {lines[9], unsupported("shr.s64", kShr64)},   // by a variable
+      {lines[10], unsupported("ld.global.u64", kMem64)},
+      {lines[11], unsupported("st.global.u64", kMem64)},
+  };
+  // A shift of a product that is assigned twice is found after the whole kernel is read.
+  std::string twice = diag("k.cu.ptx", kFirstLine + 14, 5,
+                           unsupported("shr.u64", "a 64-bit shift right of a value that is assigned more than "
+                                                  "once (long long arithmetic in a loop) is not supported"),
+                           "    " + lines[14]);
+  expect_rejected(lines, want, {twice});
+}
+
+TEST(CompileErrors, WarpIntrinsicsAndOtherMissingOps) {
+  std::vector<std::string> lines = {
+      "setp.gt.u32 %p1, %r2, 1;",
+      "vote.ballot.b32 %r3, %p1;",
+      "vote.sync.any.pred %p2, %p1, -1;",
+      "shfl.idx.b32 %r4, %r2, 0, 31;",
+      "shfl.sync.down.b32 %r5, %r2, 1, 31, -1;",
+      "activemask.b32 %r6;",
+      "mov.u32 %r7, %clock;",
+      "ld.global.v2.u32 {%r8, %r9}, [%rd2];",
+      "ld.global.u8 %r10, [%rd2];",
+      "st.global.u16 [%rd2], %r2;",
+      "st.local.u32 [%rd2], %r2;",
+      "mad.hi.u32 %r11, %r2, %r2, %r1;",
+  };
+  std::vector<Rejected> want = {
+      {lines[1], unsupported("vote.ballot.b32", kWarp)},
+      {lines[2], unsupported("vote.sync.any.pred", kWarp)},
+      {lines[3], unsupported("shfl.idx.b32", kWarp)},
+      {lines[4], unsupported("shfl.sync.down.b32", kWarp)},
+      {lines[5], unsupported("activemask.b32", kWarp)},
+      {lines[6], "special register %clock is not supported (warpSize-dependent or clock intrinsics)", "%clock"},
+      {lines[7], unsupported("ld.global.v2.u32", "vector loads and stores (int2, int4) are not supported")},
+      {lines[8], unsupported("ld.global.u8", kSmall)},
+      {lines[9], unsupported("st.global.u16", kSmall)},
+      {lines[10], unsupported("st.local.u32", kLocal)},
+      {lines[11], unsupported("mad.hi.u32", "mad.hi (the high half of a product, plus a value) is not "
+                                            "supported")},
+  };
+  expect_rejected(lines, want);
+}
+
+// The whole text of a small case, written out: two problems reported together.
+TEST(CompileErrors, SeveralProblemsInOneMessage) {
+  std::string ptx(kHead);
+  ptx += "    add.f32 %f1, %f2, %f3;\n\tdiv.s64 %rd3, %rd2, 4;\n    ret;\n}\n";
+  EXPECT_EQ(ptx_error(ptx, kSignature, options("k.cu", {"out=[0]", "x=1"})),
+            "k.cu.ptx:20:5: unsupported instruction 'add.f32': floating point is not supported yet (a float "
+            "or double in the kernel)\n"
+            "      add.f32 %f1, %f2, %f3;\n"
+            "      ^\n"
+            "k.cu.ptx:21:2: unsupported instruction 'div.s64': division on 64-bit values is not supported "
+            "(long long arithmetic; addresses are fine)\n"
+            "   div.s64 %rd3, %rd2, 4;\n"
+            "   ^");
+}
+
+// ---- CUDA kernels through clang: the diagnostics point into clang's PTX.
+
+TEST(CompileErrors, FloatKernel) {
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void saxpy(float *y, const float *x, float a, int n) {
+  int i = threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)", {"y=[1,2,3,4]", "x=[1,2,3,4]", "a=2", "n=4"});
+  Diags want;
+  for (const char* op : {"ld.param.f32", "ld.global.f32", "fma.rn.f32", "st.global.f32"})
+    expect_at(want, r, op, unsupported(op, kFloat));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+TEST(CompileErrors, LongLongKernel) {
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void lldiv(long long *a, long long d, int *out) {
+  int t = threadIdx.x;
+  out[t] = (int)(a[t] / d) + (a[t] < d);
+}
+)", {"a=[1,2,3,4,5,6,7,8]", "d=3", "out=[0,0,0,0]"});
+  Diags want;
+  expect_at(want, r, "ld.global.u64", unsupported("ld.global.u64", kMem64));
+  expect_at(want, r, "div.s64", unsupported("div.s64", breaks64("division")));
+  expect_at(want, r, "setp.lt.s64", unsupported("setp.lt.s64", "64-bit comparisons (long long, or pointers "
+                                                               "compared) are not supported"));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+TEST(CompileErrors, CharAndShortArrays) {
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void chars(const char *s, short *h, int *out) {
+  int t = threadIdx.x;
+  out[t] = s[t] + h[t];
+}
+)", {"s=[1,2,3,4]", "h=[1,2,3,4]", "out=[0,0,0,0]"});
+  Diags want;
+  for (const char* op : {"ld.global.s8", "ld.global.s16"}) expect_at(want, r, op, unsupported(op, kSmall));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+TEST(CompileErrors, VectorLoad) {
+  CudaResult r = compile_error(R"(
+struct alignas(8) Pair { int x, y; };
+extern "C" __global__ void pairs(const Pair *p, int *out) {
+  Pair q = p[threadIdx.x];
+  out[threadIdx.x] = q.x + q.y;
+}
+)", {"p=[1,2,3,4,5,6,7,8]", "out=[0,0,0,0]"});
+  Diags want;
+  expect_at(want, r, "ld.global.v2.u32", unsupported("ld.global.v2.u32", "vector loads and stores (int2, "
+                                                                         "int4) are not supported"));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+TEST(CompileErrors, WarpIntrinsics) {
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void warp(int *out) {
+  int t = threadIdx.x;
+  out[t] = __nvvm_vote_ballot(t > 1) + __nvvm_shfl_idx_i32(t, 0, 31);
+}
+)", {"out=[0,0,0,0]"});
+  Diags want;
+  for (const char* op : {"vote.ballot.b32", "shfl.idx.b32"}) expect_at(want, r, op, unsupported(op, kWarp));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+// A local array indexed by a variable lives in .local memory, even at -Os.
+TEST(CompileErrors, LocalArray) {
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void local_array(int *out, int k) {
+  int a[8];
+  for (int i = 0; i < 8; i++) a[i] = out[i] * 3;
+  out[threadIdx.x] = a[(threadIdx.x + k) & 7];
+}
+)", {"out=[1,2,3,4,5,6,7,8]", "k=1"});
+  Diags want;
+  std::smatch depot;
+  ASSERT_TRUE(std::regex_search(r.ptx, depot, std::regex("__local_depot\\d+")));
+  expect_at(want, r, "mov.u64", fmt::format("'{}': {}", depot.str(), kLocal), depot.str());
+  for (const char* op : {"st.local.u32", "ld.local.u32"}) expect_at(want, r, op, unsupported(op, kLocal));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+// -O0 keeps every variable in a .local stack and uses generic 64-bit loads and stores.
+TEST(CompileErrors, OptLevelZero) {
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void vecadd(const int *a, int *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + 1;
+}
+)", {"a=[1,2,3,4]", "c=[0,0,0,0]", "n=4"}, "-O0");
+  Diags want;
+  expect_at(want, r, "mov.u64", "'__local_depot0': " + kLocal, "__local_depot0");
+  for (const char* op : {"st.u64", "ld.u64"}) expect_at(want, r, op, unsupported(op, kMem64));
+  EXPECT_EQ(r.error, joined(want));
+  EXPECT_NE(r.error.find("-O0"), std::string::npos);
+}
+
+TEST(CompileErrors, Printf) {
+  CudaResult r = compile_error(R"(
+extern "C" __device__ int printf(const char *, ...);
+extern "C" __global__ void hello(int *out) {
+  printf("t=%d\n", (int)threadIdx.x);
+  out[threadIdx.x] = 1;
+}
+)", {"out=[0,0,0,0]"});
+  Diags want;
+  std::smatch depot;
+  ASSERT_TRUE(std::regex_search(r.ptx, depot, std::regex("__local_depot\\d+")));
+  expect_at(want, r, "mov.u64", fmt::format("'{}': {}", depot.str(), kLocal), depot.str());
+  expect_at(want, r, "st.local.u32", unsupported("st.local.u32", kLocal));
+  expect_at(want, r, "call.uni", unsupported("call.uni", "'vprintf' has no body here (printf, malloc and "
+                                                         "other library calls are not supported)"));
+  EXPECT_EQ(r.error, joined(want));
+}
+
+// ---- The machine's limits: 15 registers, 4 predicates, 126 words, 128 ROM blocks.
+
+// `n` values loaded from out[], all live across a barrier, then stored back reversed.
+std::string many_live_values(int n) {
+  std::string ptx = R"(.version 6.3
+.target sm_75
+.address_size 64
+
+.visible .entry k(
+    .param .u64 k_param_0,
+    .param .u32 k_param_1
+)
+{
+    .reg .b32 %r<40>;
+
+)";
+  for (int i = 0; i < n; ++i) ptx += fmt::format("    ld.global.u32 %r{}, [{}];\n", i + 1, 4 * i);
+  ptx += "    bar.sync 0;\n";
+  for (int i = 0; i < n; ++i) ptx += fmt::format("    st.global.u32 [{}], %r{};\n", 4 * (n - 1 - i), i + 1);
+  return ptx + "    ret;\n}\n";
+}
+
+TEST(CompileLimits, TooManyRegisters) {
+  std::string out = "out=[0";
+  for (int i = 1; i < 16; ++i) out += ",0";
+  CompileOptions o = options("k.cu", {out + "]", "x=0"});
+  EXPECT_NO_THROW(compile_ptx(many_live_values(15), kSignature, o));
+  // 16 live after the 16th load (PTX line 27)
+  EXPECT_EQ(ptx_error(many_live_values(16), kSignature, o),
+            "the kernel needs more than 15 registers (PTX line 27: 16 live: %r1 %r2 %r3 %r4 %r5 %r6 %r7 %r8 %r9 "
+            "%r10 %r11 %r12 %r13 %r14 %r15 %r16); simplify the kernel, or split it into several launches");
+}
+
+TEST(CompileLimits, TooManyRegistersFromCuda) {
+  std::string v = "a=[0", load, store;
+  for (int i = 1; i < 20; ++i) v += fmt::format(",{}", i);
+  for (int i = 0; i < 20; ++i) load += fmt::format("  int v{} = a[{}];\n", i, i);
+  for (int i = 0; i < 20; ++i) store += fmt::format("  a[{}] = v{};\n", 19 - i, i);
+  std::string src =
+      "extern \"C\" __global__ void regs(int *a) {\n" + load + "  __syncthreads();\n" + store + "}\n";
+  CudaResult r = compile_error(src, {v + "]"});
+  std::smatch m;
+  std::regex message("the kernel needs more than 15 registers \\(PTX line (\\d+): (\\d+) live:( %r\\d+)+\\); "
+                     "simplify the kernel, or split it into several launches");
+  ASSERT_TRUE(std::regex_match(r.error, m, message)) << r.error;
+  EXPECT_GE(std::stoi(m[2]), 16);
+}
+
+TEST(CompileLimits, TooManyPredicates) {
+  std::string ptx(kHead);
+  for (int i = 1; i <= 5; ++i) ptx += fmt::format("    setp.ne.s32 %p{}, %r2, {};\n", i, i);
+  for (int i = 1; i <= 5; ++i)
+    ptx += fmt::format("    selp.u32 %r{}, 1, 0, %p{};\n    st.global.u32 [{}], %r{};\n", i + 2, i, 4 * i, i + 2);
+  ptx += "    ret;\n}\n";
+  EXPECT_EQ(ptx_error(ptx, kSignature, options("k.cu", {"out=[0,0,0,0,0,0]", "x=1"})),
+            "the kernel needs more than 4 predicates (PTX line 24: 5 live: %p1 %p2 %p3 %p4 %p5); simplify the "
+            "kernel, or split it into several launches");
+}
+
+TEST(CompileLimits, TooMuchMemory) {
+  std::string ptx = std::string(kHead) + "    ret;\n}\n";
+  auto with_table = [&](int bytes) {
+    size_t entry = ptx.find(".visible");
+    std::string table = fmt::format(".visible .global .align 4 .b8 table[{}];\n", bytes);
+    return ptx.substr(0, entry) + table + ptx.substr(entry);
+  };
+  std::string out = "out=[0";
+  for (int i = 1; i < 100; ++i) out += ",0";
+  CompileOptions o = options("k.cu", {out + "]", "x=1"});
+  // out 100 + table 10 + 4 copies of sf (4 words each) = 126: full
+  EXPECT_EQ(ptx_error(with_table(40), kSignature, o), "no error");
+  EXPECT_EQ(ptx_error(with_table(41), kSignature, o),
+            "the kernel's memory needs 127 words (out 100, table 11, __shared__ sf 4 x 4 copies); global memory "
+            "has 126 (1 too many): use smaller arrays, or larger CUDA blocks (fewer __shared__ copies)");
+}
+
+// Four resident CUDA blocks of 4 threads: four copies of the __shared__ array.
+TEST(CompileLimits, TooMuchMemoryWithSharedCopies) {
+  std::string x = "x=[0", out = "out=[0";
+  for (int i = 1; i < 52; ++i) x += ",0", out += ",0";
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void rev(const int *x, int *out) {
+  __shared__ int s[6];
+  s[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[3 - threadIdx.x];
+}
+)", {x + "]", out + "]"});
+  EXPECT_EQ(r.error, "the kernel's memory needs 128 words (x 52, out 52, __shared__ _ZZ3revE1s 6 x 4 copies); "
+                     "global memory has 126 (2 too many): use smaller arrays, or larger CUDA blocks (fewer "
+                     "__shared__ copies)");
+}
+
+TEST(CompileLimits, TooManyBlocks) {
+  std::string a = "a=[1";
+  for (int i = 2; i <= 60; ++i) a += fmt::format(",{}", i);
+  CudaResult r = compile_error(R"(
+extern "C" __global__ void unrolled(int *a) {
+#pragma unroll
+  for (int i = 0; i < 60; i++) a[i] += threadIdx.x;
+}
+)", {a + "]"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(r.error, m, std::regex("the compiled kernel does not fit the machine:\n"
+                                                      "the program has (\\d+) blocks; the ROM holds 128 "
+                                                      "\\((\\d+) too many\\): simplify the kernel or split it "
+                                                      "into several launches")))
+      << r.error;
+  EXPECT_EQ(std::stoi(m[1]) - 128, std::stoi(m[2]));
+  EXPECT_GE(std::stoi(m[1]), 180);  // a load, an add and a store for each of the 60
+}
+
+// ---- Launch arguments and the kernel's choice.
+
+TEST(CompileArgs, EachArgumentProblem) {
+  std::string ptx = std::string(kHead) + "    ret;\n}\n";
+  auto error = [&](const std::vector<std::string>& args) {
+    return ptx_error(ptx, kSignature, options("k.cu", args));
+  };
+  EXPECT_EQ(error({"out=[1,2]", "x=3"}), "no error");
+  EXPECT_EQ(error({"out=[1,2]"}), "kernel parameter 'x' needs a value: --arg x=N");
+  EXPECT_EQ(error({"x=3"}), "kernel parameter 'out' needs a value: --arg out=[...]");
+  EXPECT_EQ(error({"out=[1,2]", "x=3", "y=4"}), "--arg y: the kernel has no parameter 'y'");
+  EXPECT_EQ(error({"out=[1,2]", "x=[3]"}), "--arg x: parameter 'x' is a scalar: give a number");
+  EXPECT_EQ(error({"out=5", "x=3"}), "--arg out: parameter 'out' is a pointer: give a list like [1,2,3]");
+}
+
+TEST(CompileArgs, ArgumentSyntax) {
+  auto error = [](std::string_view text) { return error_of([&] { parse_kernel_arg(text); }); };
+  EXPECT_EQ(error("x=-0x10"), "no error");
+  EXPECT_EQ(error("a=[]"), "no error");
+  EXPECT_EQ(error("x"), "--arg 'x': expected NAME=VALUE (a number, or a list like [1,2,-3])");
+  EXPECT_EQ(error("x=seven"), "--arg x: 'seven' is not an integer");
+  EXPECT_EQ(error("x=4294967296"), "--arg x: 4294967296 does not fit in 32 bits");
+  EXPECT_EQ(error("a=[1,2"), "--arg a: the list must end with ']'");
+  EXPECT_EQ(parse_kernel_arg("a=[1, -2,0x10]").values, (std::vector<int64_t>{1, -2, 16}));
+}
+
+constexpr std::string_view kTwoKernels = R"(.version 6.3
+.target sm_75
+.address_size 64
+
+.visible .entry first(
+    .param .u32 first_param_0
+)
+{
+    ret;
+}
+.visible .entry second(
+    .param .u32 second_param_0
+)
+{
+    ret;
+}
+)";
+constexpr std::string_view kTwoSignatures =
+    "extern \"C\" __global__ void first(int a) {}\nextern \"C\" __global__ void second(int b) {}\n";
+
+TEST(CompileArgs, ChoosingTheKernel) {
+  EXPECT_EQ(ptx_error(kTwoKernels, kTwoSignatures, options("two.cu", {"a=1"})),
+            "two.cu has several kernels (first, second): choose one with --kernel NAME");
+  EXPECT_EQ(ptx_error(kTwoKernels, kTwoSignatures, options("two.cu", {"a=1"}, "third")),
+            "two.cu has no kernel 'third' (kernels: first, second); C++ kernels need extern \"C\" to keep "
+            "their names");
+  EXPECT_EQ(ptx_error(kTwoKernels, kTwoSignatures, options("two.cu", {"b=1"}, "second")), "no error");
+  EXPECT_EQ(ptx_error(kTwoKernels, "void first(int a);", options("two.cu", {"a=1"}, "first")),
+            "two.cu: cannot find the parameter list of kernel 'first' in the source");
+  EXPECT_EQ(ptx_error(".version 6.3\n.target sm_75\n.address_size 64\n.func f()\n{\n    ret;\n}\n", "",
+                      options("none.cu", {})),
+            "none.cu: no __global__ kernel found");
+}
+
+TEST(CompileArgs, CppKernelNeedsExternC) {
+  CudaResult r = compile_error("__global__ void scale(int *a) { a[threadIdx.x] *= 2; }\n", {"a=[1,2,3,4]"},
+                               "-Os", "scale");
+  EXPECT_EQ(r.error, r.file + " has no kernel 'scale' (kernels: _Z5scalePi); C++ kernels need extern \"C\" to "
+                     "keep their names");
+}
+
+// ---- The clang driver.
+
+// Sets an environment variable for one test, then restores it.
+struct ScopedEnv {
+  std::string name;
+  std::optional<std::string> saved;
+  ScopedEnv(std::string n, const char* value) : name(std::move(n)) {
+    if (const char* old = std::getenv(name.c_str())) saved = old;
+    value ? setenv(name.c_str(), value, 1) : unsetenv(name.c_str());
+  }
+  ~ScopedEnv() { saved ? setenv(name.c_str(), saved->c_str(), 1) : unsetenv(name.c_str()); }
+};
+
+TEST(CompileClang, ClangVariableNotAnExecutable) {
+  ScopedEnv clang("CLANG", "/nonexistent/clang");
+  std::string src = "extern \"C\" __global__ void k(int *a) {}\n";
+  TempCu cu(src);
+  EXPECT_EQ(error_of([&] { compile_cuda(src, options(cu.path.string(), {"a=[1]"})); }),
+            "CLANG=/nonexistent/clang is not an executable: point it at a clang with the NVPTX backend "
+            "(Debian/Ubuntu: apt-get install clang; macOS: brew install llvm), or unset it to search PATH");
+}
+
+TEST(CompileClang, NoClangOnPath) {
+  for (const char* brew : {"/opt/homebrew/opt/llvm/bin/clang", "/usr/local/opt/llvm/bin/clang"})
+    if (access(brew, X_OK) == 0) GTEST_SKIP() << brew << " exists";
+  ScopedEnv clang("CLANG", nullptr);
+  ScopedEnv path("PATH", "/nonexistent");
+  EXPECT_EQ(error_of([] { find_clang(); }),
+            "no clang found: qgpu compiles CUDA with clang's NVPTX backend. Install one (Debian/Ubuntu: "
+            "apt-get install clang; macOS: brew install llvm) or set CLANG=/path/to/clang");
+}
+
+TEST(CompileClang, SyntaxErrorIsPassedThrough) {
+  TempCu cu("extern \"C\" __global__ void k(int *a) {\n  a[0] = ;\n}\n");
+  std::string message = error_of([&] { compile_to_ptx(cu.path.string(), "-Os"); });
+  std::string file = cu.path.string();
+  std::string start = "clang could not compile " + file + ":\n" + file + ":2:10: error: expected expression\n";
+  EXPECT_EQ(message.rfind(start, 0), 0u) << message;
+  EXPECT_NE(message.find("  a[0] = ;\n"), std::string::npos) << message;
+  EXPECT_NE(message.find("1 error generated"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace qgpu
