@@ -18,6 +18,7 @@
 #include <algorithm>
 
 #include "base/error.h"
+#include "compiler/lower_expand.h"
 #include "compiler/ptx_ops.h"
 
 namespace qgpu {
@@ -203,6 +204,12 @@ class Lowerer {
     f_.code.push_back(out);
   }
 
+  // A sequence from lower_expand.h: helpers unguarded, the last (writing d) guarded.
+  void emit_sequence(const PtxInstr& src, std::vector<IrInstr> seq) {
+    for (size_t i = 0; i + 1 < seq.size(); ++i) emit_helper(src, seq[i]);
+    emit(src, seq.back());
+  }
+
   bool operands(const PtxInstr& in, size_t n) {
     if (in.operands.size() == n) return true;
     error(in, in.col, fmt::format("'{}' needs {} operands, has {}", in.opcode, n, in.operands.size()));
@@ -374,12 +381,7 @@ class Lowerer {
       return unsupported(in, "a 64-bit shift right is supported only by a constant, of a product "
                              "(mul.wide) or a widened int; long long arithmetic is not supported");
     single_def_checks_.push_back({x->index, in});
-    bool sgn = last_part(in) == "s64";
-    if (k.imm >= 32) return emit(in, {.op = sgn ? Op::kShrS : Op::kShrU, .d = *d, .a = hi->second, .b = ir_imm(k.imm - 32)});
-    IrOperand lo = ir_vreg(temp()), up = ir_vreg(temp());
-    emit_helper(in, {.op = Op::kShrU, .d = lo, .a = *x, .b = ir_imm(k.imm)});
-    emit_helper(in, {.op = Op::kShl, .d = up, .a = hi->second, .b = ir_imm(32 - k.imm)});
-    emit(in, {.op = Op::kOr, .d = *d, .a = lo, .b = up});
+    emit_sequence(in, expand_shr64(*d, *x, hi->second, k.imm, last_part(in) == "s64", fresh_));
   }
 
   // The high half recorded for a 64-bit register is only right if nothing else writes it.
@@ -523,14 +525,7 @@ class Lowerer {
     auto hi = value(fr, in, in.operands[2]);
     auto n = value(fr, in, in.operands[3]);
     if (!d || !lo || !hi || !n) return;
-    bool left = in.parts[1] == "l";
-    IrOperand amt = ir_vreg(temp()), rest = ir_vreg(temp()), x = ir_vreg(temp()), y = ir_vreg(temp());
-    if (in.parts[2] == "wrap") emit_helper(in, {.op = Op::kAnd, .d = amt, .a = *n, .b = ir_imm(31)});
-    else emit_helper(in, {.op = Op::kMinU, .d = amt, .a = *n, .b = ir_imm(32)});
-    emit_helper(in, {.op = Op::kSub, .d = rest, .a = ir_imm(32), .b = amt});
-    emit_helper(in, {.op = left ? Op::kShl : Op::kShrU, .d = x, .a = left ? *hi : *lo, .b = amt});
-    emit_helper(in, {.op = left ? Op::kShrU : Op::kShl, .d = y, .a = left ? *lo : *hi, .b = rest});
-    emit(in, {.op = Op::kOr, .d = *d, .a = x, .b = y});
+    emit_sequence(in, expand_funnel_shift(*d, *lo, *hi, *n, in.parts[1] == "l", in.parts[2] == "wrap", fresh_));
   }
 
   // bfe.{u32,s32} d, a, pos, len with constant pos and len (shift-and-mask patterns).
@@ -542,15 +537,10 @@ class Lowerer {
       return unsupported(in, "bit-field extract with variable or out-of-range position is not supported");
     auto d = dest(fr, in, 0);
     auto a = value(fr, in, in.operands[1]);
-    if (!d || !a) return;
-    IrOperand t = ir_vreg(temp());
-    int64_t left = 32 - pos.imm - len.imm;
-    emit_helper(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(left)});
-    emit(in, {.op = last_part(in) == "s32" ? Op::kShrS : Op::kShrU, .d = *d, .a = t, .b = ir_imm(left + pos.imm)});
+    if (d && a) emit_sequence(in, expand_bfe(*d, *a, pos.imm, len.imm, last_part(in) == "s32", fresh_));
   }
 
-  // prmt.b32 d, a, b, selector with a constant selector (byte swaps, __byte_perm): each
-  // result byte is one byte of {b, a}, moved with shift and mask.
+  // prmt.b32 d, a, b, selector with a constant selector (byte swaps, __byte_perm).
   void lower_prmt(Frame& fr, const PtxInstr& in) {
     if (!operands(in, 4) || in.parts.size() != 2) return unsupported(in, "only the default prmt mode is supported");
     const PtxOperand& sel = in.operands[3];
@@ -559,21 +549,7 @@ class Lowerer {
     auto d = dest(fr, in, 0);
     auto a = value(fr, in, in.operands[1]);
     auto b = value(fr, in, in.operands[2]);
-    if (!d || !a || !b) return;
-    IrOperand acc = ir_imm(0);
-    for (int i = 0; i < 4; ++i) {
-      int n = static_cast<int>(sel.imm >> (4 * i) & 7);
-      const IrOperand& src = n < 4 ? *a : *b;
-      if (src.kind == K::kImm && (src.imm >> (8 * (n & 3)) & 0xff) == 0) continue;
-      IrOperand t = ir_vreg(temp()), m = ir_vreg(temp()), sh = ir_vreg(temp());
-      emit_helper(in, {.op = Op::kShrU, .d = t, .a = src, .b = ir_imm(8 * (n & 3))});
-      emit_helper(in, {.op = Op::kAnd, .d = m, .a = t, .b = ir_imm(0xff)});
-      emit_helper(in, {.op = Op::kShl, .d = sh, .a = m, .b = ir_imm(8 * i)});
-      IrOperand next = ir_vreg(temp());
-      emit_helper(in, {.op = Op::kOr, .d = next, .a = acc, .b = sh});
-      acc = next;
-    }
-    emit(in, {.op = Op::kMov, .d = *d, .a = acc});
+    if (d && a && b) emit_sequence(in, expand_prmt(*d, *a, *b, sel.imm, fresh_));
   }
 
   // add sub mul mad div rem neg abs min max and or xor not shl shr popc clz brev.
@@ -629,6 +605,7 @@ class Lowerer {
   Frame* frame_ = nullptr;
   std::map<std::string, int> vregs_, preds_, labels_;
   std::vector<Fixup> fixups_;
+  FreshReg fresh_ = [this] { return ir_vreg(temp()); };
   std::map<int, IrOperand> high_;                           // 64-bit vreg -> its high half
   std::vector<std::pair<int, PtxInstr>> single_def_checks_;
   std::vector<std::string> errors_;
