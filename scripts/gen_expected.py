@@ -1,0 +1,557 @@
+#!/usr/bin/env python3
+"""Expected outputs for the CUDA test corpus, computed without any qgpu code.
+
+For every kernels/NAME.cu and every `// run:` line in it, this script
+  1. parses the run line (the `qgpu run` launch syntax) and the kernel's parameter list,
+  2. checks the launch against the machine's limits (block <= 16 threads, grid <= 256
+     blocks, arrays + module globals + __shared__ copies <= 126 words, 32-bit values),
+  3. writes a C++ driver that includes tests/oracle/cuda_emu.h and the .cu file, so the
+     kernel runs as host code (one std::thread per CUDA thread, blocks one after another,
+     each case in a forked process that starts from the initial module globals),
+  4. compiles it with g++ (-fwrapv, AddressSanitizer + UBSan: an out-of-bounds index,
+     an oversized shift or a division by zero fails the case instead of giving a number),
+  5. runs every case twice, blocks in forward then in reverse order, and fails when the
+     two results differ (a kernel whose result depends on block or thread order),
+  6. writes kernels/expected/NAME.json:
+       {"unsigned_params": [...], "cases": [{"run": "<args>", "outputs": {"p": [...]}}]}
+     Every pointer parameter's final contents are listed as signed 32-bit ints; the
+     arrays named in unsigned_params hold `unsigned` data shown as its signed 32-bit view.
+
+Usage: python3 scripts/gen_expected.py [--only NAME ...] [--check] [--tsan] [--dir DIR] [--jobs N]
+  --check  compare with the committed JSON instead of writing it (exit 1 on a difference).
+  --tsan   build the drivers with ThreadSanitizer instead: a data race between CUDA threads
+           (a missing __syncthreads) fails the case. Slower; the JSON is the same.
+           tests/oracle/tsan.supp lists the benign races kernels keep on purpose.
+Needs python3 (standard library) and g++ with C++20 (<barrier>, std::atomic_ref).
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL_DIR = ROOT / "kernels"
+ORACLE_DIR = ROOT / "tests" / "oracle"
+
+# The machine's limits (docs/isa.md, "Machine").
+MAX_BLOCK_THREADS = 16
+MAX_GRID_BLOCKS = 256
+MEMORY_WORDS = 126
+LANES_PER_WARP = 4
+RESIDENT_WARPS = 4
+
+CXX = os.environ.get("CXX", "g++")
+CXX_FLAGS = ["-std=c++20", "-pthread", "-O1", "-g0", "-fwrapv", "-fno-omit-frame-pointer"]
+SANITIZERS = {  # --tsan swaps in ThreadSanitizer: it finds data races between CUDA threads
+    "asan": ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
+    "tsan": ["-fsanitize=thread"],
+}
+RUN_TIMEOUT_S = 30  # a kernel that deadlocks at __syncthreads() hangs its driver
+
+# C and CUDA features the machine does not have: a kernel that names one is reported.
+FORBIDDEN = {
+    r"\bfloat\b|\bdouble\b": "floating point",
+    r"\blong\b|\bint64_t\b|\buint64_t\b|\bsize_t\b": "64-bit integers",
+    r"\bchar\b|\bshort\b|\bint8_t\b|\bint16_t\b|\buint8_t\b|\buint16_t\b": "8/16-bit data",
+    r"\bprintf\b": "printf",
+    r"\bextern\s+__shared__": "dynamic shared memory",
+    r"__shfl|__ballot|__any_sync|__all_sync|__activemask|__syncwarp": "warp intrinsics",
+    r"\bwarpSize\b": "warpSize (32 in CUDA, 4 lanes on the machine: write 4 or avoid it)",
+}
+
+
+class CorpusError(Exception):
+    """A kernel file, run line or result that breaks the corpus rules."""
+
+
+@dataclasses.dataclass
+class Config:
+    build_dir: Path         # drivers and the precompiled header
+    flags: list[str]        # g++ flags for the drivers
+
+
+@dataclasses.dataclass
+class Param:
+    name: str
+    ctype: str      # "int" or "unsigned"
+    pointer: bool
+
+
+@dataclasses.dataclass
+class Kernel:
+    name: str
+    params: list[Param]
+    shared_words: int   # __shared__ words declared in this kernel's body
+
+
+@dataclasses.dataclass
+class Run:
+    text: str                   # the run line's arguments, verbatim
+    grid: tuple[int, int]
+    block: tuple[int, int]
+    kernel: str | None
+    args: dict[str, int | list[int]]
+
+
+@dataclasses.dataclass
+class KernelFile:
+    path: Path
+    name: str
+    kernels: dict[str, Kernel]
+    global_words: int           # module globals (__device__, __constant__): one copy
+    file_shared_words: int      # file-scope __shared__: one copy per resident block
+    runs: list[Run]
+
+    def kernel_for(self, run: Run) -> Kernel:
+        if run.kernel is None:
+            if len(self.kernels) != 1:
+                raise CorpusError(f"{self.path.name}: several kernels, the run line needs --kernel")
+            return next(iter(self.kernels.values()))
+        if run.kernel not in self.kernels:
+            raise CorpusError(f"{self.path.name}: no kernel named {run.kernel}")
+        return self.kernels[run.kernel]
+
+
+# ---- parsing the .cu file ------------------------------------------------------------
+
+def strip_comments(text: str) -> str:
+    """Blanks out comments (keeping newlines and offsets) so regexes see code only."""
+    def blank(m: re.Match) -> str:
+        return re.sub(r"[^\n]", " ", m.group(0))
+    return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.S)
+
+
+def eval_size(expr: str, consts: dict[str, int], where: str) -> int:
+    """Evaluates an array bound such as `16`, `N + 1` or `TILE * (TILE + 1)`."""
+    expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(consts.get(m.group(0), m.group(0))), expr)
+    if not re.fullmatch(r"[\d\s+\-*/()]+", expr):
+        raise CorpusError(f"{where}: cannot evaluate array size `{expr}`")
+    return int(eval(expr.replace("/", "//")))  # digits and operators only
+
+
+def named_constants(code: str) -> dict[str, int]:
+    consts: dict[str, int] = {}
+    for m in re.finditer(r"#define\s+(\w+)\s+\(?\s*(-?\d+)\s*\)?\s*$", code, re.M):
+        consts[m.group(1)] = int(m.group(2))
+    for m in re.finditer(r"\b(?:constexpr|const)\s+(?:int|unsigned)\s+(\w+)\s*=\s*(-?\d+)\s*;", code):
+        consts[m.group(1)] = int(m.group(2))
+    return consts
+
+
+def array_words(dims: str, init: str | None, consts: dict[str, int], where: str) -> int:
+    """Words of a declaration with bounds `dims` ("[4][5]", "[]" or "") and an initializer."""
+    words = 1
+    for bound in re.findall(r"\[([^\]]*)\]", dims):
+        if bound.strip():
+            words *= eval_size(bound, consts, where)
+        elif init is not None:
+            words *= len([x for x in init.strip("{} \n").split(",") if x.strip()])
+        else:
+            raise CorpusError(f"{where}: array with no size")
+    return words
+
+
+def find_body(code: str, start: int) -> tuple[int, int]:
+    """The span of the brace-balanced body whose `{` is the first one at or after start."""
+    open_at = code.index("{", start)
+    depth = 0
+    for i in range(open_at, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return open_at, i + 1
+    raise CorpusError("unbalanced braces")
+
+
+SIGNATURE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+                       r'(\w+)\s*\(([^)]*)\)')
+SHARED = re.compile(r"__shared__\s+(?:volatile\s+)?(?:int|unsigned(?:\s+int)?)\s+(\w+)\s*"
+                    r"((?:\[[^\]]*\])*)\s*;")
+GLOBAL = re.compile(r"(?:__device__|__constant__)\s+(?:const\s+)?(?:int|unsigned(?:\s+int)?)\s+"
+                    r"(\w+)\s*((?:\[[^\]]*\])*)\s*(=\s*(\{[^}]*\}|[^;]*))?\s*;")
+
+
+def parse_param(text: str, where: str) -> Param:
+    words = re.findall(r"[A-Za-z_]\w*|\*", text)
+    words = [w for w in words if w not in ("const", "__restrict__", "__restrict", "volatile")]
+    if not words or not re.fullmatch(r"[A-Za-z_]\w*", words[-1]):
+        raise CorpusError(f"{where}: cannot read parameter `{text.strip()}`")
+    pointer = words.count("*")
+    base = [w for w in words[:-1] if w != "*"]
+    if base in (["int"], ["signed"], ["signed", "int"]):
+        ctype = "int"
+    elif base in (["unsigned"], ["unsigned", "int"]):
+        ctype = "unsigned"
+    else:
+        raise CorpusError(f"{where}: parameter `{text.strip()}`: only int and unsigned are supported")
+    if pointer > 1:
+        raise CorpusError(f"{where}: parameter `{text.strip()}`: pointer to pointer")
+    return Param(words[-1], ctype, pointer == 1)
+
+
+def parse_kernel_file(path: Path) -> KernelFile:
+    text = path.read_text()
+    code = strip_comments(text)
+    consts = named_constants(code)
+    where = path.name
+    kernels: dict[str, Kernel] = {}
+    bodies: list[tuple[int, int]] = []
+    for m in SIGNATURE.finditer(code):
+        params = [parse_param(p, f"{where}: {m.group(1)}")
+                  for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
+        body = find_body(code, m.end())
+        bodies.append(body)
+        shared = sum(array_words(s.group(2), None, consts, where)
+                     for s in SHARED.finditer(code, body[0], body[1]))
+        kernels[m.group(1)] = Kernel(m.group(1), params, shared)
+    if not kernels:
+        raise CorpusError(f'{where}: no `extern "C" __global__ void NAME(...)` kernel')
+    inside = lambda pos: any(b[0] <= pos < b[1] for b in bodies)
+    file_shared = sum(array_words(s.group(2), None, consts, where)
+                      for s in SHARED.finditer(code) if not inside(s.start()))
+    global_words = sum(array_words(g.group(2), g.group(4), consts, where)
+                       for g in GLOBAL.finditer(code) if not inside(g.start()))
+    runs = [parse_run(m.group(1).strip(), where)
+            for m in re.finditer(r"^//\s*run:(.*)$", text, re.M)]
+    return KernelFile(path, path.stem, kernels, global_words, file_shared, runs)
+
+
+def check_source(kf: KernelFile) -> list[str]:
+    """Corpus rules that do not depend on a launch."""
+    text = kf.path.read_text()
+    problems = []
+    first = text.splitlines()[0] if text else ""
+    if not first.startswith(f"// {kf.name}: "):
+        problems.append(f"{kf.path.name}:1: first line must be `// {kf.name}: what it computes`")
+    if not kf.runs:
+        problems.append(f"{kf.path.name}: no `// run:` line")
+    code = strip_comments(text)
+    code = re.sub(r"^\s*#\s*include.*$", "", code, flags=re.M)
+    for pattern, what in FORBIDDEN.items():
+        m = re.search(pattern, code)
+        if m:
+            line = code.count("\n", 0, m.start()) + 1
+            problems.append(f"{kf.path.name}:{line}: uses {what} (`{m.group(0)}`)")
+    return problems
+
+
+# ---- parsing a run line ------------------------------------------------------------------
+
+def parse_dims(value: str, where: str) -> tuple[int, int]:
+    m = re.fullmatch(r"(\d+)(?:,(\d+))?", value)
+    if not m:
+        raise CorpusError(f"{where}: dimensions must be X or X,Y, got `{value}`")
+    return int(m.group(1)), int(m.group(2) or 1)
+
+
+def parse_value(value: str, where: str) -> int | list[int]:
+    if re.fullmatch(r"-?\d+", value):
+        return int(value)
+    if re.fullmatch(r"\[-?\d+(,-?\d+)*\]", value):
+        return [int(x) for x in value[1:-1].split(",")]
+    raise CorpusError(f"{where}: value must be an integer or [a,b,...] with no spaces: `{value}`")
+
+
+def parse_run(text: str, where: str) -> Run:
+    """Parses `--grid G --block B [--kernel K] --arg NAME=VALUE ...`."""
+    tokens = text.split()
+    grid, block, kernel, args = None, None, None, {}
+    i = 0
+    while i < len(tokens):
+        flag = tokens[i]
+        if i + 1 >= len(tokens):
+            raise CorpusError(f"{where}: run line: `{flag}` needs a value")
+        value = tokens[i + 1]
+        if flag == "--grid":
+            grid = parse_dims(value, where)
+        elif flag == "--block":
+            block = parse_dims(value, where)
+        elif flag == "--kernel":
+            kernel = value
+        elif flag == "--arg":
+            name, eq, val = value.partition("=")
+            if not eq or name in args:
+                raise CorpusError(f"{where}: run line: bad or repeated --arg `{value}`")
+            args[name] = parse_value(val, where)
+        else:
+            raise CorpusError(f"{where}: run line: unknown flag `{flag}`")
+        i += 2
+    if grid is None or block is None:
+        raise CorpusError(f"{where}: run line needs --grid and --block: `{text}`")
+    return Run(text, grid, block, kernel, args)
+
+
+# ---- machine limits ------------------------------------------------------------------------
+
+def shared_copies(block: tuple[int, int]) -> int:
+    """CUDA blocks resident at once: each holds its own copy of every __shared__ array."""
+    warps = -(-(block[0] * block[1]) // LANES_PER_WARP)
+    return RESIDENT_WARPS // warps
+
+
+def memory_words(kf: KernelFile, kernel: Kernel, run: Run) -> int:
+    arrays = sum(len(v) for v in run.args.values() if isinstance(v, list))
+    shared = (kernel.shared_words + kf.file_shared_words) * shared_copies(run.block)
+    return arrays + kf.global_words + shared
+
+
+def check_run(kf: KernelFile, kernel: Kernel, run: Run) -> list[str]:
+    where = f"{kf.path.name}: run `{run.text[:60]}...`"
+    problems = []
+    threads = run.block[0] * run.block[1]
+    if not 1 <= threads <= MAX_BLOCK_THREADS:
+        problems.append(f"{where}: block has {threads} threads (limit {MAX_BLOCK_THREADS})")
+    blocks = run.grid[0] * run.grid[1]
+    if not 1 <= blocks <= MAX_GRID_BLOCKS:
+        problems.append(f"{where}: grid has {blocks} blocks (limit {MAX_GRID_BLOCKS})")
+    if problems:
+        return problems
+    words = memory_words(kf, kernel, run)
+    if words > MEMORY_WORDS:
+        problems.append(f"{where}: needs {words} memory words (limit {MEMORY_WORDS})")
+    names = [p.name for p in kernel.params]
+    for p in kernel.params:
+        if p.name not in run.args:
+            problems.append(f"{where}: no --arg for parameter {p.name}")
+        elif p.pointer != isinstance(run.args[p.name], list):
+            kind = "a [list]" if p.pointer else "an integer"
+            problems.append(f"{where}: parameter {p.name} needs {kind}")
+    for name, value in run.args.items():
+        if name not in names:
+            problems.append(f"{where}: --arg {name} is not a parameter of {kernel.name}")
+        for v in value if isinstance(value, list) else [value]:
+            if not -2**31 <= v < 2**32:
+                problems.append(f"{where}: --arg {name}: {v} is not a 32-bit value")
+    return problems
+
+
+# ---- the C++ driver ------------------------------------------------------------------------
+
+def cpp_int(v: int, ctype: str) -> str:
+    return f"static_cast<{ctype}>(INT64_C({v}))"
+
+
+def driver_case(kernel: Kernel, run: Run, k: int) -> str:
+    lines = [f"  case {k}: {{"]
+    call = []
+    for p in kernel.params:
+        value = run.args[p.name]
+        if p.pointer:
+            elems = ", ".join(cpp_int(v, p.ctype) for v in value)
+            lines.append(f"    std::vector<{p.ctype}> {p.name}_ = {{{elems}}};")
+            call.append(f"{p.name}_.data()")
+        else:
+            call.append(cpp_int(value, p.ctype))
+    (gx, gy), (bx, by) = run.grid, run.block
+    lines.append(f"    qgpu_emu::launch(dim3({gx}, {gy}), dim3({bx}, {by}), [&] {{ "
+                 f"{kernel.name}({', '.join(call)}); }}, reverse);")
+    pointers = [p for p in kernel.params if p.pointer]
+    lines.append('    std::printf("{");')
+    for i, p in enumerate(pointers):
+        lines.append(f'    qgpu_emu::print_array("{p.name}", {p.name}_, {str(i == 0).lower()});')
+    lines.append('    std::printf("}\\n");')
+    lines.append("    return 0;")
+    lines.append("  }")
+    return "\n".join(lines)
+
+
+def write_driver(kf: KernelFile, out: Path) -> None:
+    cases = "\n".join(driver_case(kf.kernel_for(r), r, k) for k, r in enumerate(kf.runs))
+    out.write_text(f"""// Generated by scripts/gen_expected.py: runs the cases of {kf.path.name} on the host.
+#include "cuda_emu.h"
+#include "{kf.path}"
+
+// Runs case k with blocks in forward or reverse order; prints every pointer argument.
+static int run_case(int k, bool reverse) {{
+  switch (k) {{
+{cases}
+  }}
+  return 2;
+}}
+
+int main() {{ return qgpu_emu::run_cases({len(kf.runs)}, run_case); }}
+""")
+
+
+def run_driver(exe: Path, n_cases: int, where: str) -> list[dict[str, list[int]]]:
+    """Runs every case forward and reversed; fails when the two orders disagree."""
+    env = dict(os.environ, TSAN_OPTIONS=f"halt_on_error=1 suppressions={ORACLE_DIR / 'tsan.supp'}")
+    try:
+        proc = subprocess.run([str(exe)], capture_output=True, text=True, env=env,
+                              timeout=RUN_TIMEOUT_S * n_cases)
+    except subprocess.TimeoutExpired:
+        raise CorpusError(f"{where}: timed out (deadlock at __syncthreads?)")
+    if proc.returncode != 0 or proc.stderr:
+        head = "\n".join(proc.stderr.splitlines()[:12])  # the sanitizer's what and where
+        raise CorpusError(f"{where}: driver exit {proc.returncode}\n{head}")
+    results: dict[tuple[int, str], dict] = {}
+    for line in proc.stdout.splitlines():
+        k, order, data = line.split(" ", 2)
+        results[(int(k), order)] = json.loads(data)
+    outputs = []
+    for k in range(n_cases):
+        forward, backward = results[(k, "forward")], results[(k, "reverse")]
+        if forward != backward:
+            diff = [n for n in forward if forward[n] != backward.get(n)]
+            raise CorpusError(f"{where} case {k}: result depends on block/thread order: {diff}")
+        outputs.append(forward)
+    return outputs
+
+
+# ---- one kernel file end to end ----------------------------------------------------------------
+
+def format_expected(unsigned: list[str], cases: list[dict]) -> str:
+    """Readable JSON: one line per array, so a diff shows the case and array that changed."""
+    out = ["{", f'  "unsigned_params": {json.dumps(unsigned)},', '  "cases": [']
+    for i, case in enumerate(cases):
+        out.append("    {")
+        out.append(f'      "run": {json.dumps(case["run"])},')
+        out.append('      "outputs": {')
+        items = list(case["outputs"].items())
+        for j, (name, values) in enumerate(items):
+            comma = "," if j + 1 < len(items) else ""
+            out.append(f'        {json.dumps(name)}: {json.dumps(values)}{comma}')
+        out.append("      }")
+        out.append("    }" + ("," if i + 1 < len(cases) else ""))
+    out.append("  ]")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def process(path: Path, cfg: Config) -> tuple[str, str | None, list[str]]:
+    """Returns (name, expected JSON text or None, problems) for one kernel file."""
+    try:
+        kf = parse_kernel_file(path)
+    except CorpusError as e:
+        return path.stem, None, [str(e)]
+    problems = check_source(kf)
+    try:
+        for run in kf.runs:
+            problems += check_run(kf, kf.kernel_for(run), run)
+    except CorpusError as e:
+        problems.append(str(e))
+    if problems:
+        return kf.name, None, problems
+    work = cfg.build_dir / kf.name
+    work.mkdir(parents=True, exist_ok=True)
+    write_driver(kf, work / "driver.cpp")
+    exe = work / "driver"
+    proc = subprocess.run([CXX, *cfg.flags, "-I", str(cfg.build_dir / "pch"), "-I",
+                           str(ORACLE_DIR), str(work / "driver.cpp"),
+                           str(cfg.build_dir / "cuda_emu.o"), "-o", str(exe)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        return kf.name, None, [f"{path.name}: g++ failed:\n{proc.stderr[-3000:]}"]
+    try:
+        outputs = run_driver(exe, len(kf.runs), path.name)
+    except CorpusError as e:
+        return kf.name, None, [str(e)]
+    cases = [{"run": r.text, "outputs": o} for r, o in zip(kf.runs, outputs)]
+    unsigned = sorted({p.name for k in kf.kernels.values() for p in k.params
+                       if p.pointer and p.ctype == "unsigned"})
+    return kf.name, format_expected(unsigned, cases), []
+
+
+def describe_difference(old_text: str, new_text: str) -> str:
+    """The first case and array where two expected files differ, for --check."""
+    old, new = json.loads(old_text), json.loads(new_text)
+    if len(old["cases"]) != len(new["cases"]):
+        return f"{len(old['cases'])} cases committed, {len(new['cases'])} now"
+    for k, (a, b) in enumerate(zip(old["cases"], new["cases"])):
+        if a["run"] != b["run"]:
+            return f"case {k}: the run line changed"
+        for name in sorted(set(a["outputs"]) | set(b["outputs"])):
+            want, got = a["outputs"].get(name), b["outputs"].get(name)
+            if want == got:
+                continue
+            if want is None or got is None or len(want) != len(got):
+                return f"case {k}: array {name} changed shape"
+            bad = [i for i in range(len(want)) if want[i] != got[i]]
+            i = bad[0]
+            worst = max(abs(want[j] - got[j]) for j in bad)
+            return (f"case {k}: {name}[{i}] committed {want[i]}, now {got[i]} "
+                    f"({len(bad)} of {len(want)} differ, max |diff| {worst})")
+    return "formatting differs"
+
+
+def build_emulator(cfg: Config) -> None:
+    """Compiles cuda_emu.h's launcher once (cuda_emu.o) and precompiles the header with the
+    drivers' exact flags: together they take about a third off each driver's build."""
+    pch = cfg.build_dir / "pch" / "cuda_emu.h.gch"
+    pch.parent.mkdir(parents=True, exist_ok=True)
+    impl = cfg.build_dir / "cuda_emu.cpp"
+    impl.write_text('#define QGPU_EMU_IMPLEMENTATION\n#include "cuda_emu.h"\n')
+    for cmd in ([CXX, *cfg.flags, "-x", "c++-header", str(ORACLE_DIR / "cuda_emu.h"), "-o", str(pch)],
+                [CXX, *cfg.flags, "-I", str(ORACLE_DIR), "-c", str(impl),
+                 "-o", str(cfg.build_dir / "cuda_emu.o")]):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"gen_expected: cannot compile cuda_emu.h:\n{proc.stderr}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", nargs="+", metavar="NAME", help="kernel files to process")
+    ap.add_argument("--check", action="store_true", help="compare with the committed JSON")
+    ap.add_argument("--tsan", action="store_true",
+                    help="build with ThreadSanitizer instead of ASan+UBSan (finds races)")
+    ap.add_argument("--dir", type=Path, default=KERNEL_DIR,
+                    help="kernel folder (default kernels/); expected JSON goes to DIR/expected")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    opts = ap.parse_args()
+    start = time.monotonic()
+    sanitizer = "tsan" if opts.tsan else "asan"
+    cfg = Config(ROOT / "build" / f"oracle-{sanitizer}", CXX_FLAGS + SANITIZERS[sanitizer])
+    expected_dir = opts.dir / "expected"
+    paths = sorted(opts.dir.glob("*.cu"))
+    if opts.only:
+        paths = [p for p in paths if p.stem in opts.only]
+        missing = set(opts.only) - {p.stem for p in paths}
+        if missing:
+            print(f"gen_expected: no {opts.dir}/{sorted(missing)[0]}.cu", file=sys.stderr)
+            return 1
+    expected_dir.mkdir(parents=True, exist_ok=True)
+    build_emulator(cfg)
+    failed, n_cases = [], 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        for name, text, problems in pool.map(lambda p: process(p, cfg), paths):
+            if problems:
+                failed.append(name)
+                for p in problems:
+                    print(f"FAIL {p}", file=sys.stderr)
+                continue
+            target = expected_dir / f"{name}.json"
+            if opts.check:
+                if not target.exists():
+                    failed.append(name)
+                    print(f"FAIL {name}: {target} is missing", file=sys.stderr)
+                elif target.read_text() != text:
+                    failed.append(name)
+                    why = describe_difference(target.read_text(), text)
+                    print(f"FAIL {name}: differs from {target}: {why}", file=sys.stderr)
+            elif not target.exists() or target.read_text() != text:
+                target.write_text(text)
+            if name not in failed:
+                n_cases += text.count('"run":')
+    if not opts.only:  # expected files whose kernel file is gone
+        for orphan in sorted(set(expected_dir.glob("*.json")) - {expected_dir / f"{p.stem}.json" for p in paths}):
+            if opts.check:
+                failed.append(orphan.stem)
+                print(f"FAIL {orphan}: no kernel file {orphan.stem}.cu", file=sys.stderr)
+            else:
+                orphan.unlink()
+                print(f"gen_expected: removed {orphan} (no {orphan.stem}.cu)")
+    print(f"gen_expected: {len(paths) - len(failed)}/{len(paths)} kernel files, {n_cases} cases "
+          f"ok in {time.monotonic() - start:.1f}s" + (f"; failed: {' '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
