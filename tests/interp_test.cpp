@@ -852,7 +852,7 @@ TEST(InterpApply, RunBeforeTheHeader) {
   expect_error([] { after({{Tok::kBegin}, {Tok::kGridX, 2}, {Tok::kBlockX, 4}, {Tok::kRun}}); },
                "record 3: 'run' before the launch header (gx, gy, bx, by)");
   expect_error([] { after({{Tok::kRun}}); },
-               "record 0: 'run' belongs between 'begin' and 'run'");
+               "record 0: 'run' ends a prompt that 'begin' started");
 }
 
 TEST(InterpApply, ValueBytesOutOfOrder) {

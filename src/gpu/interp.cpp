@@ -291,8 +291,10 @@ void require_whole_value(const MachineState& s, const Rec& r) {
 
 void require_phase(const MachineState& s, const Rec& r, Phase want) {
   if (s.phase == want) return;
-  const char* where = want == Phase::kImage ? "between 'begin' and 'run'" : "after 'run'";
-  fail("record {}: '{}' belongs {}", s.consumed, record_text(r), where);
+  const char* where = r.kind == Tok::kRun          ? "ends a prompt that 'begin' started"
+                      : want == Phase::kImage       ? "belongs between 'begin' and 'run'"
+                                                    : "belongs after 'run'";
+  fail("record {}: '{}' {}", s.consumed, record_text(r), where);
 }
 
 Phase phase_of(Tok t) {
