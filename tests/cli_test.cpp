@@ -2,6 +2,8 @@
 // errors go to stderr with a non-zero exit, `qgpu isa --markdown` is what docs/isa.md
 // embeds, and `--dump=asm` prints a program that assembles back to itself.
 #include <gtest/gtest.h>
+
+#include "test_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,51 +19,15 @@
 namespace qgpu {
 namespace {
 
+using qgpu::test_util::qgpu;
+using qgpu::test_util::read_file;
+using qgpu::test_util::Result;
+using qgpu::test_util::TempFile;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // A file in the temp folder, removed when the test ends.
-struct TempFile {
-  fs::path path;
-  explicit TempFile(std::string_view text = "") {
-    std::string pattern = (fs::temp_directory_path() / "qgpu_cli_test_XXXXXX").string();
-    int fd = mkstemp(pattern.data());
-    EXPECT_GE(fd, 0);
-    close(fd);
-    path = pattern;
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  ~TempFile() { fs::remove(path); }
-};
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs `qgpu ARGS` with stdout and stderr captured apart.
-Result qgpu(const std::string& args) {
-  TempFile err;
-  std::string command = std::string(QGPU_BINARY) + " " + args + " 2>'" + err.path.string() + "'";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << command;
-  if (!pipe) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.out.append(buf, n);
-  int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err.path);
-  return r;
-}
-
 std::string example(std::string_view name) {
   return "'" + std::string(QGPU_SOURCE_DIR) + "/examples/" + std::string(name) + ".qasm'";
 }

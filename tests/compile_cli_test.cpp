@@ -1,6 +1,8 @@
 // `qgpu run FILE.cu`, driven as a user would: the --json report, each --dump stage, the -O
 // levels, and the one-line errors on stderr for options the build does not support yet.
 #include <gtest/gtest.h>
+
+#include "test_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,51 +20,15 @@
 namespace qgpu {
 namespace {
 
+using qgpu::test_util::qgpu;
+using qgpu::test_util::read_file;
+using qgpu::test_util::Result;
+using qgpu::test_util::TempFile;
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 // A file in the temp folder with the given suffix, removed when the test ends.
-struct TempFile {
-  fs::path path;
-  TempFile(std::string_view text, const std::string& suffix) {
-    std::string pattern = (fs::temp_directory_path() / ("qgpu_compile_cli_XXXXXX" + suffix)).string();
-    int fd = mkstemps(pattern.data(), static_cast<int>(suffix.size()));
-    EXPECT_GE(fd, 0);
-    close(fd);
-    path = pattern;
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  ~TempFile() { fs::remove(path); }
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs `qgpu ARGS` with stdout and stderr captured apart.
-Result qgpu(const std::string& args) {
-  TempFile err("", ".err");
-  std::string command = std::string(QGPU_BINARY) + " " + args + " 2>'" + err.path.string() + "'";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr) << command;
-  if (!pipe) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.out.append(buf, n);
-  int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = read_file(err.path);
-  return r;
-}
-
 constexpr std::string_view kPrefix = R"(
 extern "C" __global__ void prefix(const int *x, int *out, int n) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,0 +1,62 @@
+// Small helpers shared by the tests: temporary files, reading a file, and running the
+// qgpu binary with stdout and stderr captured apart.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace qgpu::test_util {
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A file with the given text, removed at scope exit; suffix such as ".cu" if needed.
+struct TempFile {
+  std::filesystem::path path;
+  explicit TempFile(std::string_view text = "", const std::string& suffix = "") {
+    std::string pattern = (std::filesystem::temp_directory_path() / ("qgpu_test_XXXXXX" + suffix)).string();
+    int fd = mkstemps(pattern.data(), static_cast<int>(suffix.size()));
+    EXPECT_GE(fd, 0);
+    close(fd);
+    path = pattern;
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+};
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs `qgpu ARGS` (through the shell) with stdout and stderr captured apart.
+inline Result qgpu(const std::string& args) {
+  TempFile err;
+  std::string command = std::string(QGPU_BINARY) + " " + args + " 2>'" + err.path.string() + "'";
+  Result r;
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << command;
+  if (!pipe) return r;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.out.append(buf, n);
+  int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = read_file(err.path);
+  return r;
+}
+
+}  // namespace qgpu::test_util
