@@ -107,20 +107,6 @@ class Lowerer {
     return false;
   }
 
-  static std::optional<IrOperand> special_operand(const std::string& name) {
-    static const std::map<std::string, IrOperand> table = {
-        {"%tid.x", ir_special(Special::kTidX)},       {"%tid.y", ir_special(Special::kTidY)},
-        {"%ntid.x", ir_special(Special::kNtidX)},     {"%ntid.y", ir_special(Special::kNtidY)},
-        {"%ctaid.x", ir_special(Special::kCtaidX)},   {"%ctaid.y", ir_special(Special::kCtaidY)},
-        {"%nctaid.x", ir_special(Special::kNctaidX)}, {"%nctaid.y", ir_special(Special::kNctaidY)},
-        {"%laneid", ir_special(Special::kLaneid)},    {"%warpid", ir_special(Special::kWarpid)},
-        {"%tid.z", ir_imm(0)},   {"%ntid.z", ir_imm(1)},
-        {"%ctaid.z", ir_imm(0)}, {"%nctaid.z", ir_imm(1)},
-    };
-    auto it = table.find(name);
-    return it == table.end() ? std::nullopt : std::optional<IrOperand>(it->second);
-  }
-
   static int64_t wrap32(int64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
 
   // A source operand: register, special, immediate or symbol address.
@@ -249,14 +235,7 @@ class Lowerer {
     if (op == "mul" && has_part(in, "wide")) return lower_mul_wide(fr, in);
     if (op == "shr" && is_64(last_part(in))) return lower_shr64(fr, in);
     if (lower_arith(fr, in)) return;
-    unsupported(in, hint(op));
-  }
-
-  static std::string hint(const std::string& op) {
-    if (op == "shfl" || op == "vote" || op == "activemask" || op == "match" || op == "redux")
-      return "warp-level intrinsics (__shfl, __ballot, __any, ...) are not supported";
-    if (op == "tex" || op == "suld" || op == "sust") return "textures and surfaces are not supported";
-    return "the machine has no such operation (see `qgpu isa`)";
+    unsupported(in, opcode_hint(op));
   }
 
   void lower_call(Frame& fr, const PtxInstr& in, int depth) {

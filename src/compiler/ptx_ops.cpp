@@ -64,6 +64,27 @@ OpMapping int_arith(const PtxInstr& in, const std::string& base, bool sgn, bool 
 
 }  // namespace
 
+std::optional<IrOperand> special_operand(const std::string& name) {
+  static const std::map<std::string, IrOperand> table = {
+      {"%tid.x", ir_special(Special::kTidX)},       {"%tid.y", ir_special(Special::kTidY)},
+      {"%ntid.x", ir_special(Special::kNtidX)},     {"%ntid.y", ir_special(Special::kNtidY)},
+      {"%ctaid.x", ir_special(Special::kCtaidX)},   {"%ctaid.y", ir_special(Special::kCtaidY)},
+      {"%nctaid.x", ir_special(Special::kNctaidX)}, {"%nctaid.y", ir_special(Special::kNctaidY)},
+      {"%laneid", ir_special(Special::kLaneid)},    {"%warpid", ir_special(Special::kWarpid)},
+      {"%tid.z", ir_imm(0)},   {"%ntid.z", ir_imm(1)},
+      {"%ctaid.z", ir_imm(0)}, {"%nctaid.z", ir_imm(1)},
+  };
+  auto it = table.find(name);
+  return it == table.end() ? std::nullopt : std::optional<IrOperand>(it->second);
+}
+
+std::string opcode_hint(const std::string& op) {
+  if (op == "shfl" || op == "vote" || op == "activemask" || op == "match" || op == "redux")
+    return "warp-level intrinsics (__shfl, __ballot, __any, ...) are not supported";
+  if (op == "tex" || op == "suld" || op == "sust") return "textures and surfaces are not supported";
+  return "the machine has no such operation (see `qgpu isa`)";
+}
+
 bool is_float_type(std::string_view t) {
   return t == "f32" || t == "f64" || t == "f16" || t == "f16x2" || t == "bf16";
 }

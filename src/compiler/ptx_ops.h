@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/ir.h"
 #include "compiler/ptx.h"
 #include "gpu/isa.h"
 
@@ -23,6 +24,12 @@ OpMapping arith_mapping(const PtxInstr& in);
 OpMapping setp_mapping(const PtxInstr& in);
 // atom.SPACE.OP.TYPE / red.SPACE.OP.TYPE
 OpMapping atom_mapping(const PtxInstr& in);
+
+// A PTX special register as an operand: the machine's special, or a constant for the z
+// dimension (launches are at most 2-D); nullopt for those the machine lacks.
+std::optional<IrOperand> special_operand(const std::string& name);
+// Why an opcode with no mapping at all is unsupported, naming the CUDA construct.
+std::string opcode_hint(const std::string& op);
 
 bool is_float_type(std::string_view t);
 bool is_64(std::string_view t);
