@@ -168,6 +168,9 @@ const OpCase kOpCases[] = {
     // clang 14's parity idiom: (tid & 1) == 1 xor false
     {"mov.pred", "    and.b32 %r3, %r2, 1;\n    setp.eq.b32 %p1, %r3, 1;\n    mov.pred %p2, 0;\n"
                  "    xor.pred %p3, %p1, %p2;\n    selp.u32 %r10, 1, 0, %p3;", 0, {0, 1, 0, 1}},
+    // clang 14 writes "true" as -1 (is_prime at -Os): p2 = true, so out = !(tid odd)
+    {"mov.pred %p2, -1", "    and.b32 %r3, %r2, 1;\n    setp.eq.b32 %p1, %r3, 1;\n    mov.pred %p2, -1;\n"
+                         "    xor.pred %p3, %p1, %p2;\n    selp.u32 %r10, 1, 0, %p3;", 0, {1, 0, 1, 0}},
     // Rarer integer opcodes.
     {"abs.s32", kMinus2 + "    abs.s32 %r10, %r3;", 0, {2, 1, 0, 1}},
     {"not.b32", "    not.b32 %r10, %r2;", 0, {-1, -2, -3, -4}},

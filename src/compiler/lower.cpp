@@ -99,8 +99,6 @@ class Lowerer {
     return "";
   }
 
-  bool is_pred_reg(const Frame& fr, const std::string& name) { return reg_type(fr, name) == ".pred"; }
-
   static bool is_local_var(const Frame& fr, const std::string& name) {
     for (const PtxVar& v : fr.fn->locals)
       if (v.space == ".local" && v.name == name) return true;
@@ -174,6 +172,7 @@ class Lowerer {
 
   void emit(const PtxInstr& src, IrInstr out) {
     out.line = src.line;
+    normalise_predicate_immediates(out);
     if (!src.guard.empty() && out.guard < 0) {
       out.guard = predreg(*frame_, src.guard);
       out.guard_negated = src.guard_negated;

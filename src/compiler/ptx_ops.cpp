@@ -85,6 +85,13 @@ std::string opcode_hint(const std::string& op) {
   return "the machine has no such operation (see `qgpu isa`)";
 }
 
+void normalise_predicate_immediates(IrInstr& in) {
+  Form form = op_info(in.op).form;
+  if (form != Form::kPP && form != Form::kPPP) return;
+  for (IrOperand* o : {&in.a, &in.b})
+    if (o->kind == IrOperand::Kind::kImm) o->imm = o->imm != 0;
+}
+
 bool is_float_type(std::string_view t) {
   return t == "f32" || t == "f64" || t == "f16" || t == "f16x2" || t == "bf16";
 }

@@ -31,6 +31,9 @@ std::optional<IrOperand> special_operand(const std::string& name);
 // Why an opcode with no mapping at all is unsupported, naming the CUDA construct.
 std::string opcode_hint(const std::string& op);
 
+// PTX writes a true predicate immediate as 1 or -1; the machine takes 0 or 1.
+void normalise_predicate_immediates(IrInstr& in);
+
 bool is_float_type(std::string_view t);
 bool is_64(std::string_view t);
 std::string last_part(const PtxInstr& in);
