@@ -495,16 +495,20 @@ TEST(AsmError, ArrayDirective) {
 
 TEST(AsmError, ArraysOverflowMemory) {
   EXPECT_EQ(asm_error(".array a 100\n.array b 30\nexit\n"),
-            "t.qasm: the arrays need words 0..129 (130 words in use); global memory has 126 "
-            "words (4 too many): make the arrays smaller");
+            "t.qasm:2:1: the arrays need words 0..129 (130 words in use); global memory has 126 "
+            "words (4 too many): make the arrays smaller\n"
+            "  .array b 30\n"
+            "  ^");
 }
 
 TEST(AsmError, TooManyBlocks) {
   std::string text;
   for (int i = 0; i < 130; ++i) text += "exit\n";
   EXPECT_EQ(asm_error(text),
-            "t.qasm: the program has 130 blocks; the ROM holds 128 (2 too many): simplify the "
-            "kernel or split it into several launches");
+            "t.qasm:129:1: the program has 130 blocks; the ROM holds 128 (2 too many): simplify the "
+            "kernel or split it into several launches\n"
+            "  exit\n"
+            "  ^");
   text.resize(128 * 5);
   EXPECT_EQ(asm_error(text), "(no error)");
 }
@@ -527,11 +531,15 @@ TEST(AsmError, BranchTargetOutOfRange) {
 
 TEST(AsmError, LastBlockMustEndTheProgram) {
   EXPECT_EQ(asm_error("add r0, r0, 1\n"),
-            "t.qasm: block 0 (add r0, r0, 1): the last block must be 'exit' or an unguarded "
-            "'bra', or lanes run off the end of the program");
+            "t.qasm:1:1: block 0 (add r0, r0, 1): the last block must be 'exit' or an unguarded "
+            "'bra', or lanes run off the end of the program\n"
+            "  add r0, r0, 1\n"
+            "  ^");
   EXPECT_EQ(asm_error("exit\n@p0 exit\n"),
-            "t.qasm: block 1 (@p0 exit): the last block must be 'exit' or an unguarded "
-            "'bra', or lanes run off the end of the program");
+            "t.qasm:2:1: block 1 (@p0 exit): the last block must be 'exit' or an unguarded "
+            "'bra', or lanes run off the end of the program\n"
+            "  @p0 exit\n"
+            "  ^");
   EXPECT_EQ(asm_error("; nothing\n"), "t.qasm: the program has no instructions");
 }
 
@@ -581,8 +589,10 @@ TEST(AsmError, SeveralErrorsInOneThrow) {
 
 TEST(AsmError, LaunchLimitsFromTheText) {
   EXPECT_EQ(asm_error(".grid 400\nexit\n"),
-            "t.qasm: grid 400x1 = 400 CUDA blocks; a launch runs at most 256 (144 too many): "
-            "use fewer, larger CUDA blocks or loop inside the kernel");
+            "t.qasm:1:1: grid 400x1 = 400 CUDA blocks; a launch runs at most 256 (144 too many): "
+            "use fewer, larger CUDA blocks or loop inside the kernel\n"
+            "  .grid 400\n"
+            "  ^");
 }
 
 // ---- Launch checks.

@@ -173,6 +173,7 @@ class Assembler {
       auto [x, y] = dims(l, c, name);
       (name == ".grid" ? p_.launch.grid_x : p_.launch.block_x) = x;
       (name == ".grid" ? p_.launch.grid_y : p_.launch.block_y) = y;
+      (name == ".grid" ? grid_line_ : block_line_) = &l;
     } else if (name == ".array") {
       array(l, c);
     } else {
@@ -220,6 +221,7 @@ class Assembler {
     if (!c.at_end()) error(l, c.col(), "unexpected text after '.array'");
     next_base_ = a.base + a.size;
     arrays_[a.name] = 4 * a.base;  // a symbol is the array's byte address
+    array_line_[a.name] = &l;
     p_.arrays.push_back(std::move(a));
   }
 
@@ -434,8 +436,25 @@ class Assembler {
     return it == arrays_.end() ? std::nullopt : std::optional<int64_t>(it->second);
   }
 
+  // Program-level limits, each pointing at the line it is about when there is one.
   void check() {
-    for (const std::string& m : check_program(p_)) errors_.push_back(fmt::format("{}: {}", file_, m));
+    for (const ProgramProblem& m : program_problems(p_)) {
+      const Line* at = m.block >= 0 ? block_line(m.block)
+                     : m.array >= 0 ? array_line_[p_.arrays[m.array].name]
+                     : m.launch == 1 ? grid_line_ : m.launch == 2 ? block_line_ : nullptr;
+      if (!at) {
+        errors_.push_back(fmt::format("{}: {}", file_, m.text));
+        continue;
+      }
+      size_t first = at->text.find_first_not_of(" \t");
+      error(*at, first == std::string_view::npos ? 1 : static_cast<int>(first) + 1, m.text);
+    }
+  }
+
+  const Line* block_line(int block) const {
+    for (const auto& [number, b] : line_block_)
+      if (b == block) return &lines_[number - 1];
+    return nullptr;
   }
 
   std::string file_;
@@ -445,6 +464,9 @@ class Assembler {
   std::map<std::string, int> labels_;
   std::map<std::string, int> arrays_;
   std::map<int, int> line_block_;  // source line -> block
+  std::map<std::string, const Line*> array_line_;
+  const Line* grid_line_ = nullptr;
+  const Line* block_line_ = nullptr;
   int next_base_ = 0;
   Program p_;
 };

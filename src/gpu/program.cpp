@@ -75,64 +75,77 @@ std::vector<std::string> check_instr(const Instr& in, int n_blocks) {
   return out;
 }
 
-std::vector<std::string> check_program(const Program& p) {
-  std::vector<std::string> out;
+std::vector<ProgramProblem> program_problems(const Program& p) {
+  std::vector<ProgramProblem> out;
   int n = static_cast<int>(p.code.size());
-  if (n == 0) out.push_back("the program has no instructions");
+  if (n == 0) out.push_back({"the program has no instructions"});
   if (n > kBlocks)
-    out.push_back(fmt::format("the program has {} blocks; the ROM holds {} ({} too many): "
-                              "simplify the kernel or split it into several launches",
-                              n, kBlocks, n - kBlocks));
+    out.push_back({fmt::format("the program has {} blocks; the ROM holds {} ({} too many): "
+                               "simplify the kernel or split it into several launches",
+                               n, kBlocks, n - kBlocks), kBlocks});
   for (int i = 0; i < n; ++i)
     for (const std::string& m : check_instr(p.code[i], n))
-      out.push_back(fmt::format("block {} ({}): {}", i, instr_text(p.code[i]), m));
+      out.push_back({fmt::format("block {} ({}): {}", i, instr_text(p.code[i]), m), i});
   if (n > 0) {
     const Instr& last = p.code.back();
     bool ends = last.guard.pred < 0 && (last.op == Op::kExit || last.op == Op::kBra);
     if (!ends)
-      out.push_back(fmt::format("block {} ({}): the last block must be 'exit' or an unguarded "
-                                "'bra', or lanes run off the end of the program",
-                                n - 1, instr_text(last)));
+      out.push_back({fmt::format("block {} ({}): the last block must be 'exit' or an unguarded "
+                                 "'bra', or lanes run off the end of the program",
+                                 n - 1, instr_text(last)), n - 1});
   }
-  int used = 0;
-  for (size_t i = 0; i < p.arrays.size(); ++i) {
+  int used = 0, crossing = -1;
+  for (int i = 0; i < static_cast<int>(p.arrays.size()); ++i) {
     const Array& a = p.arrays[i];
     CHECK(static_cast<int>(a.init.size()) == a.size);
     used += a.size;
+    if (crossing < 0 && a.base + a.size > kMemWords) crossing = i;
     if (a.base < 0 || a.size < 1)
-      out.push_back(fmt::format("array '{}': base {} and size {} must be >= 0 and >= 1", a.name,
-                                a.base, a.size));
+      out.push_back({fmt::format("array '{}': base {} and size {} must be >= 0 and >= 1", a.name,
+                                 a.base, a.size), -1, i});
     if (i > 0 && a.base < p.arrays[i - 1].base + p.arrays[i - 1].size)
-      out.push_back(fmt::format("array '{}' overlaps array '{}'", a.name, p.arrays[i - 1].name));
+      out.push_back({fmt::format("array '{}' overlaps array '{}'", a.name, p.arrays[i - 1].name), -1, i});
   }
   int top = p.arrays.empty() ? 0 : p.arrays.back().base + p.arrays.back().size;
   if (top > kMemWords)
-    out.push_back(fmt::format("the arrays need words 0..{} ({} words in use); global memory has "
-                              "{} words ({} too many): make the arrays smaller",
-                              top - 1, used, kMemWords, top - kMemWords));
-  for (const std::string& m : check_launch(p.launch)) out.push_back(m);
+    out.push_back({fmt::format("the arrays need words 0..{} ({} words in use); global memory has "
+                               "{} words ({} too many): make the arrays smaller",
+                               top - 1, used, kMemWords, top - kMemWords), -1, crossing});
+  for (ProgramProblem& m : launch_problems(p.launch)) out.push_back(std::move(m));
+  return out;
+}
+
+std::vector<std::string> check_program(const Program& p) {
+  std::vector<std::string> out;
+  for (const ProgramProblem& m : program_problems(p)) out.push_back(m.text);
+  return out;
+}
+
+std::vector<ProgramProblem> launch_problems(const Launch& l) {
+  std::vector<ProgramProblem> out;
+  if (l.grid_x < 1 || l.grid_y < 1 || l.block_x < 1 || l.block_y < 1) {
+    out.push_back({fmt::format("launch dimensions must be >= 1 (grid {}x{}, block {}x{})",
+                               l.grid_x, l.grid_y, l.block_x, l.block_y)});
+    return out;
+  }
+  int64_t blocks = static_cast<int64_t>(l.grid_x) * l.grid_y;
+  if (blocks > kMaxGridBlocks)
+    out.push_back({fmt::format("grid {}x{} = {} CUDA blocks; a launch runs at most {} ({} too "
+                               "many): use fewer, larger CUDA blocks or loop inside the kernel",
+                               l.grid_x, l.grid_y, blocks, kMaxGridBlocks, blocks - kMaxGridBlocks),
+                   -1, -1, 1});
+  int64_t threads = static_cast<int64_t>(l.block_x) * l.block_y;
+  if (threads > kMaxBlockThreads)
+    out.push_back({fmt::format("CUDA block {}x{} = {} threads; the machine has {} ({} warps of {} "
+                               "lanes), {} too many: use more CUDA blocks",
+                               l.block_x, l.block_y, threads, kMaxBlockThreads, kWarps, kLanes,
+                               threads - kMaxBlockThreads), -1, -1, 2});
   return out;
 }
 
 std::vector<std::string> check_launch(const Launch& l) {
   std::vector<std::string> out;
-  if (l.grid_x < 1 || l.grid_y < 1 || l.block_x < 1 || l.block_y < 1) {
-    out.push_back(fmt::format("launch dimensions must be >= 1 (grid {}x{}, block {}x{})",
-                              l.grid_x, l.grid_y, l.block_x, l.block_y));
-    return out;
-  }
-  int64_t blocks = static_cast<int64_t>(l.grid_x) * l.grid_y;
-  if (blocks > kMaxGridBlocks)
-    out.push_back(fmt::format("grid {}x{} = {} CUDA blocks; a launch runs at most {} ({} too "
-                              "many): use fewer, larger CUDA blocks or loop inside the kernel",
-                              l.grid_x, l.grid_y, blocks, kMaxGridBlocks,
-                              blocks - kMaxGridBlocks));
-  int64_t threads = static_cast<int64_t>(l.block_x) * l.block_y;
-  if (threads > kMaxBlockThreads)
-    out.push_back(fmt::format("CUDA block {}x{} = {} threads; the machine has {} ({} warps of {} "
-                              "lanes), {} too many: use more CUDA blocks",
-                              l.block_x, l.block_y, threads, kMaxBlockThreads, kWarps, kLanes,
-                              threads - kMaxBlockThreads));
+  for (const ProgramProblem& m : launch_problems(l)) out.push_back(m.text);
   return out;
 }
 

@@ -57,8 +57,18 @@ std::string disassemble(const Program& p);
 // One instruction as assembly, branch targets as block numbers ("bra 7").
 std::string instr_text(const Instr& in);
 
-// Every problem of a program against the machine's limits and operand forms, one line
-// each ("block 3 (add r1, r2): ..."); empty when the program is valid.
+// One problem of a program, and where it is (for diagnostics that point at the source).
+struct ProgramProblem {
+  std::string text;  // the complete message, as check_program prints it
+  int block = -1;    // the block it is about, or -1
+  int array = -1;    // index into Program::arrays, or -1
+  int launch = 0;    // 1: the grid, 2: the CUDA block dimensions, 0: neither
+};
+
+// Every problem of a program against the machine's limits and operand forms.
+std::vector<ProgramProblem> program_problems(const Program& p);
+std::vector<ProgramProblem> launch_problems(const Launch& l);
+// The same as text, one line each ("block 3 (add r1, r2): ..."); empty when valid.
 std::vector<std::string> check_program(const Program& p);
 // Every problem of one instruction in a program of n_blocks blocks.
 std::vector<std::string> check_instr(const Instr& in, int n_blocks);
