@@ -1,0 +1,42 @@
+// Files as bytes: read-only memory maps for weights, atomic writes for everything we produce.
+//
+// Checkpoints are mmap'd and never copied: tensors are views into a MappedFile that lives as
+// long as the model. Every file qgpu writes goes to a temporary name in the same directory
+// and is renamed over the target only when complete, so a killed run leaves the old file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace qgpu {
+
+// A whole file mapped read-only. Move-only; unmaps on destruction. An empty file maps to
+// data() == nullptr, size() == 0.
+class MappedFile {
+ public:
+  MappedFile() = default;
+  explicit MappedFile(const std::string& path);  // throws Error naming the path
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Writes a file atomically: `write` fills a stream on PATH.tmp.PID, which is flushed, fsync'd
+// and renamed to PATH. On any failure the temporary is removed and Error names PATH.
+void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+}  // namespace qgpu

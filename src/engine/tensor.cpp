@@ -1,0 +1,117 @@
+// dtype conversions and small tensor helpers. The bf16/f16 rounding is round-to-nearest-even
+// on the bit pattern, exactly as torch's and ggml's converters do it.
+#include "engine/tensor.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+
+#include "base/error.h"
+
+namespace qgpu::engine {
+
+size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
+
+const char* dtype_name(DType t) {
+  switch (t) {
+    case DType::f32: return "f32";
+    case DType::bf16: return "bf16";
+    case DType::f16: return "f16";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  if (s == "f32") return DType::f32;
+  if (s == "bf16") return DType::bf16;
+  if (s == "f16") return DType::f16;
+  return std::nullopt;
+}
+
+float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(uint32_t{h} << 16); }
+
+uint16_t f32_to_bf16(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  if ((u & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
+  u += 0x7fff + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+float f16_to_f32(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  if (exp == 0x1f) return std::bit_cast<float>(sign | 0x7f800000 | (man << 13));
+  if (exp == 0) {  // zero or subnormal: man * 2^-24
+    float v = std::ldexp(static_cast<float>(man), -24);
+    return sign ? -v : v;
+  }
+  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (man << 13));
+}
+
+uint16_t f32_to_f16(float f) {
+  uint32_t u = std::bit_cast<uint32_t>(f);
+  uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
+  uint32_t a = u & 0x7fffffff;
+  if (a > 0x7f800000) return sign | 0x7e00;                 // NaN
+  if (a >= 0x477ff000) return sign | 0x7c00;                // rounds to inf (>= 65520)
+  if (a < 0x38800000) {                                     // subnormal or zero in f16
+    float v = std::bit_cast<float>(a);
+    // v * 2^24 rounded to nearest even is the subnormal mantissa.
+    float m = std::nearbyint(v * 16777216.0f);
+    return sign | static_cast<uint16_t>(m);
+  }
+  uint32_t r = a + 0xfff + ((a >> 13) & 1);                 // round mantissa to 10 bits
+  return sign | static_cast<uint16_t>(((r >> 13) - (112 << 10)));
+}
+
+float round_to(DType t, float f) {
+  switch (t) {
+    case DType::f32: return f;
+    case DType::bf16: return bf16_to_f32(f32_to_bf16(f));
+    case DType::f16: return f16_to_f32(f32_to_f16(f));
+  }
+  return f;
+}
+
+int64_t TensorView::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+float TensorView::at(int64_t i) const {
+  switch (dtype) {
+    case DType::f32: return static_cast<const float*>(data)[i];
+    case DType::bf16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
+    case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+  }
+  return 0;
+}
+
+TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,
+                       const std::vector<float>& values) {
+  TensorData d{std::move(name), t, std::move(shape), {}};
+  CHECK(static_cast<int64_t>(values.size()) == d.view().numel());
+  d.bytes.resize(values.size() * dtype_size(t));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t == DType::f32) {
+      std::memcpy(d.bytes.data() + 4 * i, &values[i], 4);
+    } else {
+      uint16_t h = t == DType::bf16 ? f32_to_bf16(values[i]) : f32_to_f16(values[i]);
+      std::memcpy(d.bytes.data() + 2 * i, &h, 2);
+    }
+  }
+  return d;
+}
+
+std::vector<float> to_f32(const TensorView& v) {
+  std::vector<float> out(static_cast<size_t>(v.numel()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = v.at(static_cast<int64_t>(i));
+  return out;
+}
+
+std::string shape_string(const std::vector<int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+}  // namespace qgpu::engine
