@@ -38,6 +38,20 @@ struct TempFile {
   TempFile& operator=(const TempFile&) = delete;
 };
 
+// A directory removed (with its contents) at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "qgpu_test_XXXXXX").string();
+    EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+    path = pattern;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
 struct Result {
   int status = -1;
   std::string out, err;

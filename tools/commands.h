@@ -9,6 +9,10 @@ namespace qgpu {
 void add_asm_command(CLI::App& app);
 void add_isa_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_forward_command(CLI::App& app);
+void add_generate_command(CLI::App& app);
+void add_convert_command(CLI::App& app);
+void add_tiny_model_command(CLI::App& app);
 
 // "X" or "X,Y" (the --grid / --block syntax) into two positive integers; throws Error.
 std::pair<int, int> parse_dims(const std::string& text, const char* what);

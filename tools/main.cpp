@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
   qgpu::add_asm_command(app);
   qgpu::add_isa_command(app);
   qgpu::add_run_command(app);
+  qgpu::add_forward_command(app);
+  qgpu::add_generate_command(app);
+  qgpu::add_convert_command(app);
+  qgpu::add_tiny_model_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,141 @@
+// The decoder stack, straight-line: embed, then per layer
+//   a = RMSNorm(x) ; x += Mixer(a) ; a = RMSNorm(x) ; x += MLP(a)
+// and the head on the final norm. Mixers live in forward_deltanet.cpp and
+// forward_attention.cpp. Nothing here allocates after the Runtime is built, except the
+// attention KV cache and score buffer, which grow with the sequence.
+#include "engine/forward.h"
+
+#include <algorithm>
+
+#include "base/error.h"
+#include "engine/forward_internal.h"
+
+namespace qgpu::engine {
+namespace {
+
+std::unique_ptr<Runtime::Scratch> make_scratch(const Config& c, int64_t T, int threads) {
+  auto s = std::make_unique<Runtime::Scratch>();
+  int64_t H = c.hidden_size, I = c.intermediate_size;
+  int64_t qg = int64_t{c.num_attention_heads} * c.head_dim * 2;
+  int64_t kv = int64_t{c.num_key_value_heads} * c.head_dim;
+  int64_t w1 = std::max({int64_t{c.conv_dim()}, qg, I});
+  int64_t w2 = std::max({int64_t{c.value_dim()}, kv, I});
+  int64_t w3 = std::max({int64_t{c.value_dim()}, kv, qg / 2});
+  int64_t widest_in = std::max({H, I, int64_t{c.value_dim()}, qg / 2});
+  s->x.resize(T * H);
+  s->a.resize(T * H);
+  s->out.resize(T * H);
+  s->big1.resize(T * w1);
+  s->big2.resize(T * w2);
+  s->big3.resize(T * w3);
+  s->v.resize(T * kv);
+  s->small1.resize(T * std::max(1, c.linear_num_value_heads));
+  s->small2.resize(T * std::max(1, c.linear_num_value_heads));
+  s->conv_out.resize(c.conv_dim());
+  s->head_tmp.resize(static_cast<size_t>(c.value_dim()));
+  (void)threads;
+  s->xq.resize(static_cast<size_t>(T * widest_in * 4));
+  return s;
+}
+
+void add(float* x, const float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+}
+
+}  // namespace
+
+void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
+            MatmulPath path, ThreadPool& pool) {
+  CHECK(static_cast<size_t>(T * w.in() * 4) <= s.xq.size());
+  if (path == MatmulPath::reference)
+    matmul_reference(w, x, y, T, s.xq.data());
+  else
+    matmul_fast(w, x, y, T, s.xq.data(), pool);
+}
+
+Runtime::Runtime(const Model& model, RuntimeOptions options)
+    : model_(model),
+      options_(std::move(options)),
+      pool_(options_.threads > 0 ? options_.threads : default_thread_count()) {
+  CHECK(options_.max_batch >= 1);
+  scratch_ = make_scratch(model_.config, options_.max_batch, pool_.size());
+}
+
+Runtime::~Runtime() = default;
+
+void Runtime::forward(State& s, std::span<const int32_t> tokens, std::vector<float>& logits,
+                      bool all_logits) {
+  const Config& c = model_.config;
+  if (tokens.empty()) fail("forward: no tokens to run");
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] < 0 || tokens[i] >= c.vocab_size)
+      fail("token {} (position {}) is outside the vocabulary [0, {})", tokens[i], i, c.vocab_size);
+  int64_t V = c.vocab_size, T = static_cast<int64_t>(tokens.size());
+  logits.resize(static_cast<size_t>((all_logits ? T : 1) * V));
+  for (int64_t t0 = 0; t0 < T; t0 += options_.max_batch) {
+    int64_t n = std::min(options_.max_batch, T - t0);
+    bool last_chunk = t0 + n == T;
+    float* dst = all_logits ? logits.data() + t0 * V : (last_chunk ? logits.data() : nullptr);
+    forward_batch(s, tokens.subspan(t0, n), dst, all_logits);
+  }
+}
+
+void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* logits,
+                            bool all_logits) {
+  const Model& m = model_;
+  const Config& c = m.config;
+  Scratch& sc = *scratch_;
+  const int64_t T = static_cast<int64_t>(tokens.size()), H = c.hidden_size;
+  const float eps = static_cast<float>(c.rms_norm_eps);
+  const MatmulPath path = options_.matmul;
+  auto trace = [&](const char* name, int il, const float* v, int64_t width, int64_t rows = -1) {
+    if (!options_.trace) return;
+    if (rows < 0) rows = T;
+    for (int64_t t = T - rows; t < T; ++t)
+      options_.trace(name, il, s.n_past + t,
+                     std::span<const float>(v + (t - (T - rows)) * width, width));
+  };
+
+  // x: [T][H] = embed_tokens[token]
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t i = 0; i < H; ++i) sc.x[t * H + i] = m.embed_tokens.at(int64_t{tokens[t]} * H + i);
+  trace("embed", -1, sc.x.data(), H);
+
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    const LayerWeights& l = m.layers[il];
+    for (int64_t t = 0; t < T; ++t)
+      rms_norm(&sc.x[t * H], l.input_layernorm.data(), &sc.a[t * H], H, eps);
+    if (l.linear)
+      deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, path, pool_);
+    else
+      attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, path, pool_);
+    trace("mixer_out", il, sc.out.data(), H);
+    add(sc.x.data(), sc.out.data(), T * H);
+    trace("attn_residual", il, sc.x.data(), H);
+
+    // MLP: down(SiLU(gate a) * up a); a: [T][H], gate/up: [T][I]
+    int64_t I = c.intermediate_size;
+    for (int64_t t = 0; t < T; ++t)
+      rms_norm(&sc.x[t * H], l.post_attention_layernorm.data(), &sc.a[t * H], H, eps);
+    linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, path, pool_);
+    linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, path, pool_);
+    for (int64_t i = 0; i < T * I; ++i) sc.big1[i] = silu(sc.big1[i]) * sc.big2[i];
+    linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, path, pool_);
+    trace("ffn_out", il, sc.out.data(), H);
+    add(sc.x.data(), sc.out.data(), T * H);
+    trace("layer_out", il, sc.x.data(), H);
+  }
+  if (!logits) {
+    s.n_past += T;
+    return;
+  }
+  // Head: all positions, or only the last.
+  int64_t first = all_logits ? 0 : T - 1, n = T - first;
+  for (int64_t t = first; t < T; ++t)
+    rms_norm(&sc.x[t * H], m.norm.data(), &sc.a[(t - first) * H], H, eps);
+  trace("result_norm", -1, sc.a.data(), H, n);
+  linear(m.lm_head, sc.a.data(), logits, n, sc, path, pool_);
+  s.n_past += T;
+}
+
+}  // namespace qgpu::engine

@@ -1,0 +1,55 @@
+// The Qwen3.5 forward pass: a Runtime owns the scratch buffers and threads for one model and
+// runs tokens through it, advancing a State. Prefill (many tokens) and decode (one) are the
+// same code: tokens go through each layer in batches of up to max_batch, and the DeltaNet
+// recurrence runs token by token, so a prefill and the equivalent decodes compute the same
+// numbers.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "base/thread_pool.h"
+#include "engine/model.h"
+#include "engine/ops.h"
+#include "engine/state.h"
+
+namespace qgpu::engine {
+
+// Sees named intermediates: name ("attn_residual", "ffn_out", ...), layer (-1: none),
+// position in the sequence, the values. Null in production.
+using TraceFn = std::function<void(const char* name, int il, int64_t pos, std::span<const float>)>;
+
+struct RuntimeOptions {
+  int threads = 0;                          // 0: all cores
+  MatmulPath matmul = MatmulPath::fast;     // the one place the path is chosen
+  int64_t max_batch = 64;                   // tokens per layer pass during prefill
+  TraceFn trace;                            // null: no tracing
+};
+
+class Runtime {
+ public:
+  Runtime(const Model& model, RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const Model& model() const { return model_; }
+  // Runs tokens (any count >= 1) from state s. Writes the logits of the last token to
+  // `logits` ([V]); with all_logits, of every token ([T][V]). Token ids are checked.
+  void forward(State& s, std::span<const int32_t> tokens, std::vector<float>& logits,
+               bool all_logits = false);
+
+  struct Scratch;
+
+ private:
+  void forward_batch(State& s, std::span<const int32_t> tokens, float* logits, bool all_logits);
+
+  const Model& model_;
+  RuntimeOptions options_;
+  ThreadPool pool_;
+  std::unique_ptr<Scratch> scratch_;
+};
+
+}  // namespace qgpu::engine

@@ -1,0 +1,112 @@
+// The gated DeltaNet mixer (qwen35.md §3.3), one token at a time after the batched
+// projections:
+//   u = W_qkv a ; z = W_z a ; b = W_b a ; α = W_a a                  (batched matmuls)
+//   c = SiLU(causal depthwise conv over the last K raw u)              (conv window in state)
+//   q, k, v = split(c) ; q, k L2-normalised per key head ; q /= sqrt(dk)
+//   per value head j (key head key_head_of(j)):
+//     β = sigmoid(b_j) ; decay = exp(a_j · softplus(α_j + dt_bias_j))
+//     S ← decay·S ; δ = β (v − Sᵀk) ; S ← S + k δᵀ ; o = Sᵀq       (read after write)
+//     y_j = RMSNorm(o; norm) ⊙ SiLU(z_j)
+//   out = W_out y
+// Heads are independent, so they are spread over the thread pool; the arithmetic of each
+// head does not depend on the split, so every path gives the same state bit for bit.
+#include <cmath>
+#include <cstring>
+
+#include "engine/forward_internal.h"
+
+namespace qgpu::engine {
+namespace {
+
+// Pushes u (one token's raw qkv) into the conv window and writes SiLU(conv) to c.
+void conv_step(const Config& cfg, const std::vector<float>& w, std::vector<float>& window,
+               const float* u, float* c) {
+  const int64_t C = cfg.conv_dim(), K = cfg.linear_conv_kernel_dim;
+  for (int64_t ch = 0; ch < C; ++ch) {
+    const float* wk = &w[ch * K];
+    float acc = 0;
+    for (int64_t j = 0; j < K - 1; ++j) acc += wk[j] * window[j * C + ch];
+    acc += wk[K - 1] * u[ch];
+    c[ch] = silu(acc);
+  }
+  // Shift: drop the oldest row, append u.
+  if (K > 1) {
+    std::memmove(window.data(), window.data() + C, static_cast<size_t>((K - 2) * C) * 4);
+    std::memcpy(window.data() + (K - 2) * C, u, static_cast<size_t>(C) * 4);
+  }
+}
+
+// One value head's recurrence. S: [dk][dv]; k, q: [dk] (normalised); v, o: [dv].
+void delta_rule(float* S, const float* k, const float* q, const float* v, float beta,
+                float decay, int64_t dk, int64_t dv, float* o, float* m) {
+  // m = Sᵀk after decay.
+  for (int64_t j = 0; j < dv; ++j) m[j] = 0;
+  for (int64_t i = 0; i < dk; ++i) {
+    float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) {
+      row[j] *= decay;
+      m[j] += row[j] * k[i];
+    }
+  }
+  for (int64_t j = 0; j < dv; ++j) m[j] = beta * (v[j] - m[j]);  // δ
+  for (int64_t j = 0; j < dv; ++j) o[j] = 0;
+  for (int64_t i = 0; i < dk; ++i) {
+    float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) {
+      row[j] += k[i] * m[j];
+      o[j] += row[j] * q[i];
+    }
+  }
+}
+
+}  // namespace
+
+void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
+                    float* out, int64_t T, Runtime::Scratch& s, MatmulPath path, ThreadPool& pool) {
+  const Config& c = m.config;
+  const DeltaNetWeights& w = l.linear_attn;
+  const int64_t C = c.conv_dim(), Hk = c.linear_num_key_heads, Hv = c.linear_num_value_heads;
+  const int64_t dk = c.linear_key_head_dim, dv = c.linear_value_head_dim;
+  const float eps = static_cast<float>(c.rms_norm_eps);
+  float* u = s.big1.data();       // [T][C]
+  float* z = s.big2.data();       // [T][Hv*dv]
+  float* y = s.big3.data();       // [T][Hv*dv]
+  float* bb = s.small1.data();    // [T][Hv]
+  float* aa = s.small2.data();    // [T][Hv]
+  linear(w.in_proj_qkv, a, u, T, s, path, pool);
+  linear(w.in_proj_z, a, z, T, s, path, pool);
+  linear(w.in_proj_b, a, bb, T, s, path, pool);
+  linear(w.in_proj_a, a, aa, T, s, path, pool);
+
+  const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  for (int64_t t = 0; t < T; ++t) {
+    float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
+    conv_step(c, w.conv1d, st.conv, u + t * C, cv);
+    for (int64_t h = 0; h < Hk; ++h) {
+      float* q = cv + h * dk;
+      l2_norm(q, dk, 1e-6f);
+      for (int64_t i = 0; i < dk; ++i) q[i] *= q_scale;
+      l2_norm(cv + Hk * dk + h * dk, dk, 1e-6f);
+    }
+    pool.parallel_for(Hv, [&](int64_t j0, int64_t j1) {
+      for (int64_t j = j0; j < j1; ++j) {
+        int64_t kh = m.key_head_of(static_cast<int>(j));
+        const float* q = cv + kh * dk;
+        const float* k = cv + Hk * dk + kh * dk;
+        const float* v = cv + 2 * Hk * dk + j * dv;
+        float beta = sigmoid(bb[t * Hv + j]);
+        float decay = std::exp(w.a[j] * softplus(aa[t * Hv + j] + w.dt_bias[j]));
+        float* o = y + t * Hv * dv + j * dv;
+        float* delta = s.head_tmp.data() + j * dv;
+        delta_rule(&st.recurrent[j * dk * dv], k, q, v, beta, decay, dk, dv, o, delta);
+        // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
+        rms_norm(o, w.norm.data(), o, dv, eps);
+        const float* zj = z + t * Hv * dv + j * dv;
+        for (int64_t i = 0; i < dv; ++i) o[i] *= silu(zj[i]);
+      }
+    }, Hv * dk * dv < 4096 ? 1 : 0);
+  }
+  linear(w.out_proj, y, out, T, s, path, pool);
+}
+
+}  // namespace qgpu::engine

@@ -1,0 +1,82 @@
+// Generation loop and sampler. The sampler works on a copy of the logits: the mask sets
+// forbidden logits to -inf, then greedy takes the argmax; otherwise temperature, top-k and
+// top-p filter the softmax and a seeded mt19937_64 draws.
+#include "engine/generate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "base/error.h"
+
+namespace qgpu::engine {
+namespace {
+
+std::vector<uint8_t> build_allowed(const LogitMask& m, int vocab) {
+  std::vector<uint8_t> allowed(vocab, m.kind == LogitMask::Kind::allow ? 0 : 1);
+  for (int32_t id : m.ids) {
+    if (id < 0 || id >= vocab) fail("logit mask: token id {} is outside [0, {})", id, vocab);
+    allowed[id] = m.kind == LogitMask::Kind::allow ? 1 : 0;
+  }
+  if (std::find(allowed.begin(), allowed.end(), 1) == allowed.end())
+    fail("logit mask: no token is allowed");
+  return allowed;
+}
+
+int32_t argmax(const std::vector<float>& logits) {
+  return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+}  // namespace
+
+int32_t sample_token(std::vector<float>& logits, const SamplingOptions& o,
+                     const std::vector<uint8_t>& allowed, std::mt19937_64& rng) {
+  for (size_t i = 0; i < logits.size(); ++i)
+    if (!allowed[i]) logits[i] = -INFINITY;
+  if (o.temperature <= 0.0f) return argmax(logits);
+  // Candidates sorted by logit, cut by top-k, then softmax at temperature, cut by top-p.
+  std::vector<int32_t> ids(logits.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  size_t k = o.top_k > 0 ? std::min<size_t>(o.top_k, ids.size()) : ids.size();
+  std::partial_sort(ids.begin(), ids.begin() + k, ids.end(), [&](int32_t a, int32_t b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  });
+  ids.resize(k);
+  std::vector<double> p(k);
+  double top = logits[ids[0]], sum = 0;
+  for (size_t i = 0; i < k; ++i) sum += p[i] = std::exp((logits[ids[i]] - top) / o.temperature);
+  double cum = 0;
+  size_t keep = k;
+  for (size_t i = 0; i < k; ++i) {
+    cum += p[i] / sum;
+    if (cum >= o.top_p) {
+      keep = i + 1;
+      break;
+    }
+  }
+  std::discrete_distribution<size_t> pick(p.begin(), p.begin() + static_cast<long>(keep));
+  return ids[pick(rng)];
+}
+
+std::vector<int32_t> generate(Runtime& rt, State& s, std::span<const int32_t> prompt,
+                              const GenerateOptions& o) {
+  if (prompt.empty()) fail("generate: the prompt is empty");
+  const int vocab = rt.model().config.vocab_size;
+  std::vector<uint8_t> allowed = build_allowed(o.mask, vocab);
+  std::mt19937_64 rng(o.sampling.seed);
+  std::vector<float> logits, work;
+  std::vector<int32_t> out;
+  rt.forward(s, prompt, logits);
+  for (int n = 0; n < o.max_tokens; ++n) {
+    work = logits;
+    int32_t tok = sample_token(work, o.sampling, allowed, rng);
+    out.push_back(tok);
+    bool go_on = !o.on_token || o.on_token(tok, logits);
+    bool stop = std::find(o.stop_tokens.begin(), o.stop_tokens.end(), tok) != o.stop_tokens.end();
+    rt.forward(s, std::span<const int32_t>(&out.back(), 1), logits);
+    if (!go_on || stop) break;
+  }
+  return out;
+}
+
+}  // namespace qgpu::engine

@@ -1,0 +1,47 @@
+// Token generation on a Runtime: greedy or sampled (temperature, top-k, top-p, seed), stop
+// tokens, a logit mask, and a per-token callback that may stop generation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "engine/forward.h"
+
+namespace qgpu::engine {
+
+struct SamplingOptions {
+  float temperature = 0.0f;  // 0: greedy (argmax, lowest id on ties)
+  int top_k = 0;             // 0: all
+  float top_p = 1.0f;        // nucleus; 1: all
+  uint64_t seed = 0;
+};
+
+// Which tokens may be sampled: all, only `ids` (allow), or all but `ids` (forbid).
+struct LogitMask {
+  enum class Kind { none, allow, forbid } kind = Kind::none;
+  std::vector<int32_t> ids;
+};
+
+struct GenerateOptions {
+  int max_tokens = 16;
+  SamplingOptions sampling;
+  std::vector<int32_t> stop_tokens;  // generation ends after emitting one of these
+  LogitMask mask;
+  // Called after each generated token with its logits (before masking); false stops.
+  std::function<bool(int32_t token, std::span<const float> logits)> on_token;
+};
+
+// Samples one token from logits (modified in place: mask, temperature, filters).
+int32_t sample_token(std::vector<float>& logits, const SamplingOptions& o,
+                     const std::vector<uint8_t>& allowed, std::mt19937_64& rng);
+
+// Feeds prompt (>= 1 token) from state s and generates up to max_tokens; returns the
+// generated tokens (including a stop token that ended it). Every generated token is fed
+// back before returning, so s is the state after prompt + all returned tokens.
+std::vector<int32_t> generate(Runtime& rt, State& s, std::span<const int32_t> prompt,
+                              const GenerateOptions& o);
+
+}  // namespace qgpu::engine

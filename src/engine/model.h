@@ -1,0 +1,97 @@
+// A loaded Qwen3.5 text model: the config and views of every weight, bound by role.
+//
+// Matmul weights (Linear) stay in the file they came from (mmap'd safetensors shards or a
+// GGUF file) unless the caller asks for another dtype, in which case they are converted
+// once at load. Small per-channel vectors (norms, conv kernels, decay parameters) are
+// copied to f32 in the form the forward pass uses, whatever file convention they came
+// from: zero-centred norms become their multiplier (1 + w, computed in f32 exactly as
+// transformers does), A_log becomes a = -exp(A_log). GGUF files store value heads in
+// llama.cpp's tiled order; `v_heads_tiled` says so and the forward maps heads accordingly,
+// so neither source is reordered at load.
+#pragma once
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/gguf.h"
+#include "engine/safetensors.h"
+#include "engine/tensor.h"
+
+namespace qgpu::engine {
+
+// An nn.Linear weight [out, in], row-major, in the model's matmul dtype.
+struct Linear {
+  TensorView w;
+  int64_t out() const { return w.shape[0]; }
+  int64_t in() const { return w.shape[1]; }
+};
+
+struct DeltaNetWeights {
+  Linear in_proj_qkv;          // [conv_dim, H]: rows q (Hk*dk) | k (Hk*dk) | v (Hv*dv)
+  Linear in_proj_z;            // [Hv*dv, H]
+  Linear in_proj_b;            // [Hv, H]
+  Linear in_proj_a;            // [Hv, H]
+  Linear out_proj;             // [H, Hv*dv]
+  std::vector<float> conv1d;   // [conv_dim][K]; tap K-1 multiplies the current token
+  std::vector<float> dt_bias;  // [Hv]
+  std::vector<float> a;        // [Hv] = -exp(A_log)
+  std::vector<float> norm;     // [dv] gated RMSNorm weight (plain multiplier)
+};
+
+struct AttentionWeights {
+  Linear q_proj;               // [nH*2D, H]: per head D query rows then D gate rows
+  Linear k_proj;               // [nKV*D, H]
+  Linear v_proj;               // [nKV*D, H]
+  Linear o_proj;               // [H, nH*D]
+  std::vector<float> q_norm;   // [D] multiplier (1 + w)
+  std::vector<float> k_norm;   // [D] multiplier (1 + w)
+};
+
+struct LayerWeights {
+  bool linear = true;                    // linear_attention (DeltaNet) or full_attention
+  std::vector<float> input_layernorm;    // [H] multiplier (1 + w)
+  std::vector<float> post_attention_layernorm;  // [H] multiplier (1 + w)
+  DeltaNetWeights linear_attn;           // when linear
+  AttentionWeights self_attn;            // when !linear
+  Linear gate_proj, up_proj, down_proj;  // SwiGLU: [I, H], [I, H], [H, I]
+};
+
+struct Model {
+  Config config;
+  DType dtype = DType::f32;              // of every Linear and of embed_tokens
+  TensorView embed_tokens;               // [V, H]
+  Linear lm_head;                        // [V, H]; the embedding itself when tied
+  std::vector<float> norm;               // [H] final norm multiplier (1 + w)
+  std::vector<LayerWeights> layers;
+  bool v_heads_tiled = false;            // value head j uses key head j % Hk (GGUF order)
+
+  // What the views point into; kept alive with the model.
+  std::vector<SafetensorsDir> safetensors;
+  std::vector<GgufFile> gguf;
+  std::deque<TensorData> owned;          // weights converted to `dtype` at load
+
+  // The key head that value head j reads (HF: grouped j / (Hv/Hk); GGUF: tiled j % Hk).
+  int key_head_of(int j) const;
+};
+
+// Loads a HF checkpoint directory (config.json + safetensors) or a .gguf file. With a dtype,
+// matmul weights are converted to it (a copy); without, they stay as stored (mmap'd) and
+// must all share one dtype. Errors name the file and the tensor.
+Model load_model(const std::string& path, std::optional<DType> dtype = std::nullopt);
+Model load_hf_model(const std::string& dir, std::optional<DType> dtype = std::nullopt);
+Model load_gguf_model(const std::string& path, std::optional<DType> dtype = std::nullopt);
+
+// Writes the model as a GGUF (arch qwen35, llama.cpp's conventions: +1 folded into norms,
+// ssm_a = -exp(A_log), value heads tiled, 1-D tensors and ssm_conv1d in F32) with matmul
+// weights and the embedding in `dtype`. `tokenizer_json` (may be empty: then
+// tokenizer.ggml.model = "none") supplies a gpt2-style vocabulary.
+void write_gguf_model(const Model& m, const std::string& path, DType dtype,
+                      const std::string& tokenizer_json_path = "");
+
+// Returns (and may convert into m.owned) a Linear in m.dtype.
+Linear bind_linear(Model& m, const TensorView& v, std::vector<int64_t> want_shape);
+
+}  // namespace qgpu::engine

@@ -1,0 +1,62 @@
+// Reference operations: straight loops in f32, written to be read next to qwen35.md §3.
+#include "engine/ops.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace qgpu::engine {
+
+void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
+  float scale = 1.0f / std::sqrt(static_cast<float>(sum / static_cast<double>(n)) + eps);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale * w[i];
+}
+
+void l2_norm(float* x, int64_t n, float eps) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
+  float scale = 1.0f / std::sqrt(static_cast<float>(sum) + eps);
+  for (int64_t i = 0; i < n; ++i) x[i] *= scale;
+}
+
+float silu(float x) { return x / (1.0f + std::exp(-x)); }
+float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
+
+void rope_neox(float* x, int rot, int64_t pos, double theta) {
+  int half = rot / 2;
+  for (int i = 0; i < half; ++i) {
+    // inv_freq in f32 as transformers: 1 / theta^(2i/rot); the angle pos * inv_freq in f32.
+    float inv_freq = 1.0f / static_cast<float>(std::pow(theta, 2.0 * i / rot));
+    float angle = static_cast<float>(pos) * inv_freq;
+    float c = std::cos(angle), s = std::sin(angle);
+    float a = x[i], b = x[i + half];
+    x[i] = a * c - b * s;
+    x[i + half] = b * c + a * s;
+  }
+}
+
+// Rounds T*n activations into W's dtype (bf16/f16 as uint16; f32 copied).
+void quantize_activations(DType t, const float* x, void* xq, int64_t count) {
+  if (t == DType::f32) {
+    std::memcpy(xq, x, static_cast<size_t>(count) * 4);
+    return;
+  }
+  auto* q = static_cast<uint16_t*>(xq);
+  for (int64_t i = 0; i < count; ++i) q[i] = t == DType::bf16 ? f32_to_bf16(x[i]) : f32_to_f16(x[i]);
+}
+
+void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void* xq) {
+  int64_t n_in = w.in(), n_out = w.out();
+  quantize_activations(w.w.dtype, x, xq, T * n_in);
+  TensorView xv{"x", w.w.dtype, {T, n_in}, xq};
+  for (int64_t t = 0; t < T; ++t)
+    for (int64_t o = 0; o < n_out; ++o) {
+      float acc = 0;
+      for (int64_t i = 0; i < n_in; ++i) acc += xv.at(t * n_in + i) * w.w.at(o * n_in + i);
+      y[t * n_out + o] = acc;
+    }
+}
+
+}  // namespace qgpu::engine

@@ -1,0 +1,35 @@
+// A sequence's state: per layer the DeltaNet conv window and recurrent matrices, or the
+// attention KV cache; plus how many tokens it has seen. The recurrent state is what the
+// qgpu host reads machine memory from, so it is public and laid out like transformers'
+// cache: layer il, value head j holds S [dk][dv] (k-major: the output is S^T q).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/config.h"
+
+namespace qgpu::engine {
+
+struct LayerState {
+  // DeltaNet: the last K-1 raw in_proj_qkv outputs, oldest first: [K-1][conv_dim].
+  std::vector<float> conv;
+  // DeltaNet: [Hv][dk][dv], f32.
+  std::vector<float> recurrent;
+  // Attention: keys and values of every past position, [n_past][nKV][D] each.
+  std::vector<float> keys, values;
+};
+
+struct State {
+  std::vector<LayerState> layers;
+  int64_t n_past = 0;
+
+  // S of layer il, value head j: dk*dv floats, row i (key index) holds dv values.
+  std::span<const float> recurrent(const Config& c, int il, int j) const;
+};
+
+// A fresh (all-zero) state for a model with this config.
+State make_state(const Config& c);
+
+}  // namespace qgpu::engine

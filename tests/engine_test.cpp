@@ -1,0 +1,200 @@
+// The forward pass on tiny random checkpoints: prefill equals one-token decode bit for bit,
+// the fast path equals the reference within rounding, every checkpoint layout of the same
+// weights (plain, multimodal wrapper, sharded, GGUF) gives the same logits, and the
+// loaders name what is wrong. Parity with an independent engine is llamacpp_parity_test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "base/error.h"
+#include "engine/forward.h"
+#include "engine/generate.h"
+#include "engine/tiny_model.h"
+#include "test_util.h"
+
+namespace qgpu::engine {
+namespace {
+
+using test_util::TempDir;
+
+std::vector<float> run(const Model& m, const std::vector<int32_t>& tokens, MatmulPath path,
+                       int64_t max_batch = 64) {
+  Runtime rt(m, {.threads = 2, .matmul = path, .max_batch = max_batch});
+  State s = make_state(m.config);
+  std::vector<float> logits;
+  rt.forward(s, tokens, logits, true);
+  return logits;
+}
+
+const std::vector<int32_t> kTokens = {5, 17, 300, 42, 42, 7, 250, 1, 99, 370, 3, 12, 60};
+
+TEST(Engine, PrefillEqualsOneTokenDecodeBitForBit) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LFLLF"});
+  Model m = load_model(dir / "m");
+  std::vector<float> all = run(m, kTokens, MatmulPath::fast, /*max_batch=*/5);
+  Runtime rt(m, {.threads = 2});
+  State s = make_state(m.config);
+  std::vector<float> logits;
+  const int64_t V = m.config.vocab_size;
+  for (size_t t = 0; t < kTokens.size(); ++t) {
+    rt.forward(s, std::span<const int32_t>(&kTokens[t], 1), logits);
+    for (int64_t v = 0; v < V; ++v)
+      ASSERT_EQ(logits[v], all[t * V + v]) << "position " << t << " token " << v;
+  }
+  EXPECT_EQ(s.n_past, static_cast<int64_t>(kTokens.size()));
+}
+
+TEST(Engine, FastPathEqualsReferenceInEveryDtype) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LLF"});
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    Model m = load_model(dir / "m", t);
+    std::vector<float> ref = run(m, kTokens, MatmulPath::reference);
+    std::vector<float> fast = run(m, kTokens, MatmulPath::fast);
+    double max_diff = 0, max_abs = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      max_diff = std::max(max_diff, double(std::fabs(ref[i] - fast[i])));
+      max_abs = std::max(max_abs, double(std::fabs(ref[i])));
+    }
+    // bf16/f16 round activations at every matmul: an order-of-summation change can flip one
+    // rounding and propagate, so their bound is looser.
+    EXPECT_LE(max_diff / max_abs, t == DType::f32 ? 1e-4 : 2e-2)
+        << dtype_name(t) << ": max diff " << max_diff << " of max |logit| " << max_abs;
+  }
+}
+
+TEST(Engine, LowPrecisionStaysCloseToF32) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LF"});
+  std::vector<float> f32 = run(load_model(dir / "m"), kTokens, MatmulPath::fast);
+  for (DType t : {DType::bf16, DType::f16}) {
+    std::vector<float> low = run(load_model(dir / "m", t), kTokens, MatmulPath::fast);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < f32.size(); ++i) {
+      num += (f32[i] - low[i]) * (f32[i] - low[i]);
+      den += f32[i] * f32[i];
+    }
+    EXPECT_LT(num / den, t == DType::bf16 ? 1e-3 : 1e-4) << dtype_name(t);
+    EXPECT_GT(num / den, 0.0) << dtype_name(t) << " should differ from f32 at all";
+  }
+}
+
+TEST(Engine, EveryLayoutOfTheSameWeightsGivesTheSameLogits) {
+  TempDir dir;
+  TinySpec spec{.layers = "LLLF", .linear_num_key_heads = 2, .linear_num_value_heads = 4, .seed = 7};
+  write_tiny_model(dir / "plain", spec);
+  TinySpec wrapped = spec;
+  wrapped.multimodal_wrapper = true;
+  write_tiny_model(dir / "wrapped", wrapped);
+  TinySpec sharded = spec;
+  sharded.max_shard_bytes = 60000;
+  write_tiny_model(dir / "sharded", sharded);
+  EXPECT_TRUE(std::filesystem::exists(dir / "sharded/model.safetensors.index.json"));
+  Model plain = load_model(dir / "plain");
+  write_gguf_model(plain, dir / "m.gguf", DType::f32, dir / "plain/tokenizer.json");
+  std::vector<float> want = run(plain, kTokens, MatmulPath::fast);
+  for (std::string other : {"wrapped", "sharded"}) {
+    std::vector<float> got = run(load_model(dir / other), kTokens, MatmulPath::fast);
+    ASSERT_EQ(got, want) << other;
+  }
+  // GGUF keeps value heads in llama.cpp's tiled order, so out_proj sums its columns in
+  // another order: equal up to rounding, not bit for bit (when Hv > Hk).
+  std::vector<float> got = run(load_model(dir / "m.gguf"), kTokens, MatmulPath::fast);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4) << "m.gguf at " << i;
+}
+
+TEST(Engine, UntiedHeadAndManyValueHeads) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "FLL", .linear_num_key_heads = 1,
+                               .linear_num_value_heads = 4, .tie_word_embeddings = false});
+  Model m = load_model(dir / "m");
+  EXPECT_NE(m.lm_head.w.data, m.embed_tokens.data);
+  write_gguf_model(m, dir / "m.gguf", DType::f32);
+  std::vector<float> a = run(m, kTokens, MatmulPath::fast);
+  std::vector<float> b = run(load_model(dir / "m.gguf"), kTokens, MatmulPath::fast);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4) << i;
+}
+
+TEST(Engine, RecurrentStateIsReadableAndStartsAtZero) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LF"});
+  Model m = load_model(dir / "m");
+  State s = make_state(m.config);
+  for (float v : s.recurrent(m.config, 0, 3)) ASSERT_EQ(v, 0.0f);
+  Runtime rt(m, {.threads = 1});
+  std::vector<float> logits;
+  rt.forward(s, kTokens, logits);
+  double energy = 0;
+  for (float v : s.recurrent(m.config, 0, 3)) energy += v * v;
+  EXPECT_GT(energy, 0.0);
+  EXPECT_EQ(s.recurrent(m.config, 0, 3).size(), size_t(16 * 16));
+}
+
+TEST(Engine, GreedyAndSampledGeneration) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LF"});
+  Model m = load_model(dir / "m");
+  Runtime rt(m, {.threads = 1});
+  auto gen = [&](GenerateOptions o) {
+    State s = make_state(m.config);
+    return generate(rt, s, kTokens, o);
+  };
+  std::vector<int32_t> greedy = gen({.max_tokens = 20});
+  EXPECT_EQ(greedy.size(), 20u);
+  EXPECT_EQ(gen({.max_tokens = 20, .sampling = {.temperature = 1.0f, .top_k = 1}}), greedy);
+  auto sampled = gen({.max_tokens = 20, .sampling = {.temperature = 1.5f, .seed = 3}});
+  EXPECT_EQ(gen({.max_tokens = 20, .sampling = {.temperature = 1.5f, .seed = 3}}), sampled);
+  EXPECT_NE(gen({.max_tokens = 20, .sampling = {.temperature = 1.5f, .seed = 4}}), sampled);
+  // A mask that allows two tokens; a stop token ends generation after it is emitted.
+  auto masked = gen({.max_tokens = 20, .mask = {LogitMask::Kind::allow, {9, 11}}});
+  for (int32_t t : masked) EXPECT_TRUE(t == 9 || t == 11);
+  auto stopped = gen({.max_tokens = 20, .stop_tokens = {greedy[3]}});
+  auto first = std::find(greedy.begin(), greedy.end(), greedy[3]);
+  EXPECT_EQ(stopped, std::vector<int32_t>(greedy.begin(), first + 1));
+  int calls = 0;
+  auto cut = gen({.max_tokens = 20, .on_token = [&](int32_t, std::span<const float>) { return ++calls < 5; }});
+  EXPECT_EQ(cut.size(), 5u);
+}
+
+TEST(Engine, LoaderNamesWhatIsWrong) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LF"});
+  std::string cfg = test_util::read_file(dir / "m/config.json");
+  auto expect_error = [&](const std::string& config, const std::string& message) {
+    std::ofstream(dir / "m/config.json") << config;
+    try {
+      load_model(dir / "m");
+      ADD_FAILURE() << "expected: " << message;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), message);
+    }
+  };
+  std::string path = dir / "m/config.json";
+  nlohmann::json j = nlohmann::json::parse(cfg);
+  j["hidden_size"] = 32;
+  expect_error(j.dump(), dir / "m" + ": tensor 'model.embed_tokens.weight' has shape [384, 64], the config needs [384, 32]");
+  j = nlohmann::json::parse(cfg);
+  j["num_hidden_layers"] = 1;
+  j["layer_types"] = {"linear_attention"};
+  expect_error(j.dump(), dir / "m" + ": unexpected tensor 'model.layers.1.input_layernorm.weight' (not part of a Qwen3.5 text model with this config)");
+  j = nlohmann::json::parse(cfg);
+  j["num_hidden_layers"] = 3;
+  j["layer_types"] = {"linear_attention", "full_attention", "linear_attention"};
+  expect_error(j.dump(), dir / "m" + ": missing tensor 'model.layers.2.input_layernorm.weight' (shape [64])");
+  j = nlohmann::json::parse(cfg);
+  j["layer_types"] = {"linear_attention", "sliding_attention"};
+  expect_error(j.dump(), path + ": layer_types entry \"sliding_attention\" is neither \"linear_attention\" nor \"full_attention\"");
+  j = nlohmann::json::parse(cfg);
+  j["model_type"] = "llama";
+  expect_error(j.dump(), path + ": model_type \"llama\" is not a Qwen3.5 text model (expected qwen3_5_text or qwen3_5)");
+  expect_error("{", path + ": not valid JSON");
+  std::ofstream(dir / "m/config.json") << cfg;
+  EXPECT_EQ(load_model(dir / "m").config.num_hidden_layers, 2);
+}
+
+}  // namespace
+}  // namespace qgpu::engine

@@ -1,0 +1,119 @@
+// The fast matmul against the reference, for every dtype, odd sizes and batch shapes: they
+// may differ only by summation order, so the bound is relative to sum |x_i w_i|.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "engine/ops.h"
+
+namespace qgpu::engine {
+namespace {
+
+struct Case {
+  DType dtype;
+  int64_t out, in, T;
+};
+
+void check_matmul(const Case& c) {
+  std::mt19937 rng(static_cast<unsigned>(c.out * 131 + c.in * 7 + c.T));
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> w(c.out * c.in), x(c.T * c.in);
+  for (float& v : w) v = d(rng);
+  for (float& v : x) v = d(rng);
+  TensorData wt = make_tensor("w", c.dtype, {c.out, c.in}, w);
+  Linear lin{wt.view()};
+  std::vector<uint8_t> xq(c.T * c.in * 4);
+  std::vector<float> y_ref(c.T * c.out), y_fast(c.T * c.out);
+  ThreadPool pool(2);
+  matmul_reference(lin, x.data(), y_ref.data(), c.T, xq.data());
+  matmul_fast(lin, x.data(), y_fast.data(), c.T, xq.data(), pool);
+  for (int64_t t = 0; t < c.T; ++t)
+    for (int64_t o = 0; o < c.out; ++o) {
+      double mag = 0;
+      for (int64_t i = 0; i < c.in; ++i) mag += std::fabs(x[t * c.in + i] * w[o * c.in + i]);
+      double diff = std::fabs(y_ref[t * c.out + o] - y_fast[t * c.out + o]);
+      ASSERT_LE(diff, 1e-5 * mag + 1e-6)
+          << dtype_name(c.dtype) << " out " << c.out << " in " << c.in << " T " << c.T
+          << ": first mismatch at token " << t << " row " << o << ": reference "
+          << y_ref[t * c.out + o] << ", fast " << y_fast[t * c.out + o];
+    }
+}
+
+TEST(Ops, FastMatmulEqualsReferenceForEveryDtypeAndShape) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (int64_t in : {1, 15, 16, 31, 32, 33, 100, 257})
+      for (int64_t out : {1, 3, 4, 17, 70})
+        for (int64_t T : {1, 3, 4, 9}) check_matmul({t, out, in, T});
+}
+
+TEST(Ops, FastMatmulIsBitIdenticalAcrossBatchSizes) {
+  // A token's result must not depend on its neighbours (prefill == decode).
+  std::mt19937 rng(5);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    int64_t out = 37, in = 77, T = 6;
+    std::vector<float> w(out * in), x(T * in);
+    for (float& v : w) v = d(rng);
+    for (float& v : x) v = d(rng);
+    TensorData wt = make_tensor("w", t, {out, in}, w);
+    std::vector<uint8_t> xq(T * in * 4);
+    std::vector<float> all(T * out), one(out);
+    ThreadPool pool(2);
+    matmul_fast(Linear{wt.view()}, x.data(), all.data(), T, xq.data(), pool);
+    for (int64_t k = 0; k < T; ++k) {
+      matmul_fast(Linear{wt.view()}, x.data() + k * in, one.data(), 1, xq.data(), pool);
+      for (int64_t o = 0; o < out; ++o) ASSERT_EQ(one[o], all[k * out + o]) << dtype_name(t);
+    }
+  }
+}
+
+TEST(Ops, MatmulRoundsActivationsToTheWeightType) {
+  // x = 1 + 2^-10 is not a bf16 value (bf16 keeps 7 mantissa bits): rounded to 1.
+  float x = 1.0f + 1.0f / 1024;
+  TensorData w = make_tensor("w", DType::bf16, {1, 1}, {1.0f});
+  std::vector<uint8_t> xq(4);
+  float y = 0;
+  matmul_reference(Linear{w.view()}, &x, &y, 1, xq.data());
+  EXPECT_EQ(y, 1.0f);
+  TensorData w32 = make_tensor("w", DType::f32, {1, 1}, {1.0f});
+  matmul_reference(Linear{w32.view()}, &x, &y, 1, xq.data());
+  EXPECT_EQ(y, x);
+}
+
+TEST(Ops, NormsAndActivations) {
+  std::vector<float> x = {3, 4}, w = {1, 2}, y(2);
+  rms_norm(x.data(), w.data(), y.data(), 2, 0.0f);  // rms = sqrt(12.5)
+  EXPECT_NEAR(y[0], 3 / std::sqrt(12.5f), 1e-6);
+  EXPECT_NEAR(y[1], 8 / std::sqrt(12.5f), 1e-6);
+  l2_norm(x.data(), 2, 0.0f);
+  EXPECT_NEAR(x[0], 0.6f, 1e-7);
+  EXPECT_NEAR(x[1], 0.8f, 1e-7);
+  EXPECT_EQ(softplus(30.0f), 30.0f);
+  EXPECT_NEAR(softplus(0.0f), std::log(2.0f), 1e-7);
+  EXPECT_NEAR(silu(1.0f), 1.0f / (1.0f + std::exp(-1.0f)), 1e-7);
+}
+
+TEST(Ops, RopeRotatesPairsHalfApart) {
+  // rot 4: pairs (0,2) and (1,3); position 1, theta 1 -> angle 1 for pair 0, 1 for pair 1.
+  std::vector<float> x = {1, 0, 0, 1, 7};
+  rope_neox(x.data(), 4, 1, 1.0);
+  EXPECT_NEAR(x[0], std::cos(1.0f), 1e-6);
+  EXPECT_NEAR(x[2], std::sin(1.0f), 1e-6);
+  EXPECT_NEAR(x[1], -std::sin(1.0f), 1e-6);
+  EXPECT_NEAR(x[3], std::cos(1.0f), 1e-6);
+  EXPECT_EQ(x[4], 7);  // past the rotary dims: untouched
+}
+
+TEST(Ops, DtypeRoundTrips) {
+  EXPECT_EQ(bf16_to_f32(f32_to_bf16(1.0f)), 1.0f);
+  EXPECT_EQ(round_to(DType::bf16, 1.0f + 1.0f / 256), 1.0f);          // tie -> even
+  EXPECT_EQ(round_to(DType::bf16, 1.0f + 3.0f / 256), 1.0f + 4.0f / 256);
+  EXPECT_EQ(round_to(DType::f16, 2049.0f), 2048.0f);
+  EXPECT_EQ(round_to(DType::f16, 70000.0f), INFINITY);
+  EXPECT_EQ(f16_to_f32(f32_to_f16(5.96e-8f)), 5.9604645e-8f);         // smallest subnormal
+  for (float v : {0.1f, -3.75f, 1e-3f, 65504.0f}) EXPECT_EQ(round_to(DType::f16, round_to(DType::f16, v)), round_to(DType::f16, v));
+}
+
+}  // namespace
+}  // namespace qgpu::engine
