@@ -8,6 +8,7 @@ packages=(
   g++ cmake ninja-build
   libgtest-dev libgmock-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
+  libicu-dev  # the tokenizer's Unicode: NFC normalization and character classes
   clang  # compiles CUDA kernels to PTX (its NVPTX backend); qgpu finds clang-19/16/15/14 too
 )
 
