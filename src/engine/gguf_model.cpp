@@ -59,8 +59,20 @@ uint64_t get_uint_or(const GgufFile& g, const std::string& k, uint64_t def) {
   return g.find_kv(k) ? g.get_uint(k) : def;
 }
 
+// An f32 value as the decimal it was written from (1e-6, not 9.99999997e-07).
+double decimal(double f32) { return std::stod(fmt::format("{}", static_cast<float>(f32))); }
+
+const char* torch_dtype(DType t) {
+  switch (t) {
+    case DType::f32: return "float32";
+    case DType::bf16: return "bfloat16";
+    case DType::f16: return "float16";
+  }
+  return "float32";
+}
+
 // The config.json a HF checkpoint of this model would have; parse_config validates it.
-json config_json(const GgufFile& g, int64_t vocab, bool tied) {
+json config_json(const GgufFile& g, const TensorView& embed, bool tied) {
   std::string path = g.file.path();
   if (g.get_string("general.architecture") != kArch)
     fail("{}: architecture '{}' is not {} (a Qwen3.5 text model)", path,
@@ -79,7 +91,7 @@ json config_json(const GgufFile& g, int64_t vocab, bool tied) {
       {"hidden_size", g.get_uint(key("embedding_length"))},
       {"num_hidden_layers", n_layer},
       {"intermediate_size", g.get_uint(key("feed_forward_length"))},
-      {"vocab_size", vocab},
+      {"vocab_size", embed.shape[0]},
       {"num_attention_heads", g.get_uint(key("attention.head_count"))},
       {"num_key_value_heads", g.get_uint(key("attention.head_count_kv"))},
       {"head_dim", head_dim},
@@ -88,12 +100,13 @@ json config_json(const GgufFile& g, int64_t vocab, bool tied) {
       {"linear_key_head_dim", g.get_uint(key("ssm.state_size"))},
       {"linear_value_head_dim", inner / hv},
       {"linear_conv_kernel_dim", g.get_uint(key("ssm.conv_kernel"))},
-      {"rms_norm_eps", g.get_float(key("attention.layer_norm_rms_epsilon"))},
-      {"rope_theta", g.find_kv(key("rope.freq_base")) ? g.get_float(key("rope.freq_base")) : 10000.0},
+      {"rms_norm_eps", decimal(g.get_float(key("attention.layer_norm_rms_epsilon")))},
+      {"rope_theta", g.find_kv(key("rope.freq_base")) ? decimal(g.get_float(key("rope.freq_base"))) : 10000.0},
       {"partial_rotary_factor", head_dim ? double(g.get_uint(key("rope.dimension_count"))) / double(head_dim) : 0.0},
       {"full_attention_interval", get_uint_or(g, key("full_attention_interval"), 4)},
       {"max_position_embeddings", g.get_uint(key("context_length"))},
       {"tie_word_embeddings", tied},
+      {"dtype", torch_dtype(embed.dtype)},
   };
   std::vector<bool> rec = recurrent_layers(g, n_layer);
   if (!rec.empty()) {
@@ -424,7 +437,7 @@ Model load_gguf_model(const std::string& path, std::optional<DType> dtype) {
   if (!embed || embed->shape.size() != 2)
     fail("{}: missing tensor 'token_embd.weight' of two dimensions; not a Qwen3.5 GGUF", path);
   bool tied = g.find("output.weight") == nullptr;
-  m.config = parse_config(config_json(g, embed->shape[0], tied), path);
+  m.config = parse_config(config_json(g, *embed, tied), path);
   if (g.find_kv(key("vocab_size")) && g.get_uint(key("vocab_size")) != uint64_t(m.config.vocab_size))
     fail("{}: {} is {} but token_embd.weight has {} rows", path, key("vocab_size"),
          g.get_uint(key("vocab_size")), m.config.vocab_size);
