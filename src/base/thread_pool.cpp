@@ -42,9 +42,10 @@ void ThreadPool::worker(int index) {
   for (;;) {
     // Spin for ~50 us, then sleep until the generation changes.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
-    while (generation_.load(std::memory_order_acquire) == seen &&
-           std::chrono::steady_clock::now() < deadline)
+    for (int i = 0; generation_.load(std::memory_order_acquire) == seen; ++i) {
+      if ((i & 63) == 0 && std::chrono::steady_clock::now() >= deadline) break;
       _mm_pause();
+    }
     if (generation_.load(std::memory_order_acquire) == seen) {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return generation_.load() != seen; });
@@ -75,7 +76,13 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
   }
   wake_.notify_all();
   run_range(0);
-  while (pending_.load(std::memory_order_acquire) != 0) _mm_pause();
+  // Spin briefly, then yield: on a loaded machine the worker may not be running at all.
+  for (int i = 0; pending_.load(std::memory_order_acquire) != 0; ++i) {
+    if (i < 4096)
+      _mm_pause();
+    else
+      std::this_thread::yield();
+  }
 }
 
 }  // namespace qgpu
