@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages qgpu builds and runs with, and only those that are missing.
-# Idempotent: when everything is present it changes nothing and runs no apt-get.
+# Installs the Debian packages qgpu builds and runs with, and only those that are missing,
+# then the llama.cpp reference engine the parity tests use (npm, node-llama-cpp pinned in
+# tests/llamacpp/package-lock.json). Idempotent: when everything is present it changes
+# nothing and runs neither apt-get nor npm.
 # Runs as root directly; otherwise through sudo.
 set -euo pipefail
 
@@ -12,6 +14,19 @@ packages=(
   clang  # compiles CUDA kernels to PTX (its NVPTX backend); qgpu finds clang-19/16/15/14 too
 )
 
+# The llama.cpp reference engine (prebuilt CPU build in node-llama-cpp); needs Node.js 20+.
+install_llamacpp() {
+  if [ -f tests/llamacpp/node_modules/node-llama-cpp/package.json ]; then
+    echo "install-deps: node-llama-cpp present"
+    return
+  fi
+  command -v npm >/dev/null || { echo "install-deps: npm not found; install Node.js 20 and npm" >&2; exit 1; }
+  echo "install-deps: npm ci --prefix tests/llamacpp (node-llama-cpp, about 730 MB)"
+  npm ci --prefix tests/llamacpp --ignore-scripts --no-audit --no-fund
+}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
 missing=()
 for p in "${packages[@]}"; do
   # dpkg -s also lists removed-but-not-purged packages; require "install ok installed".
@@ -22,6 +37,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present (${packages[*]})"
+  install_llamacpp
   exit 0
 fi
 
@@ -38,3 +54,4 @@ echo "install-deps: apt-get install ${missing[*]}"
 "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 echo "install-deps: done"
+install_llamacpp

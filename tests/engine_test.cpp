@@ -2,6 +2,7 @@
 // the fast path equals the reference within rounding, every checkpoint layout of the same
 // weights (plain, multimodal wrapper, sharded, GGUF) gives the same logits, and the
 // loaders name what is wrong. Parity with an independent engine is llamacpp_parity_test.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -176,7 +177,9 @@ TEST(Engine, LoaderNamesWhatIsWrong) {
   std::string path = dir / "m/config.json";
   nlohmann::json j = nlohmann::json::parse(cfg);
   j["hidden_size"] = 32;
-  expect_error(j.dump(), dir / "m" + ": tensor 'model.embed_tokens.weight' has shape [384, 64], the config needs [384, 32]");
+  const int V = j["vocab_size"].get<int>();
+  expect_error(j.dump(), fmt::format("{}: tensor 'model.embed_tokens.weight' has shape [{}, 64], the config needs [{}, 32]",
+                                     dir / "m", V, V));
   j = nlohmann::json::parse(cfg);
   j["num_hidden_layers"] = 1;
   j["layer_types"] = {"linear_attention"};

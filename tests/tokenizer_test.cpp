@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <cstdlib>
 #include <fstream>
 
@@ -152,26 +151,23 @@ TEST(Tokenizer, UnknownIdIsAnError) {
   }
 }
 
-TEST(Tokenizer, EncodesAFewKilobytesInMilliseconds) {
+// Long inputs round-trip (tests never assert timings; a quadratic BPE on the 12 KB
+// single piece would show as a ctest timeout, and bench/ is where speed is measured).
+TEST(Tokenizer, LongTextsRoundTrip) {
   std::string text;
   while (text.size() < 8000)
     text += "The quick brown fox, 12345 times; \u4F60\u597D\u4E16\u754C \u0928\u092E\u0938\u094D\u0924\u0947\n";
   Tokenizer fresh = parse_tokenizer(make_tiny_tokenizer_json(kTinyMerges), "tiny");  // cold cache
   const Tokenizer* subjects[] = {&qwen3(), &fresh};
   for (const Tokenizer* t : subjects) {
-    auto start = std::chrono::steady_clock::now();
     std::vector<int32_t> ids = t->encode(text);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    RecordProperty(t->where + "_ms", std::to_string(ms));
-    EXPECT_LT(ms, 250.0) << t->where << ": " << text.size() << " bytes -> " << ids.size() << " ids";
-    EXPECT_EQ(t->decode(ids), text);
+    EXPECT_LT(ids.size(), text.size()) << t->where;
+    EXPECT_EQ(t->decode(ids), text) << t->where;
   }
-  std::string cjk;  // one long piece: BPE must not be quadratic
+  std::string cjk;  // one long piece
   while (cjk.size() < 12000) cjk += "\u6211\u559C\u6B22\u5403\u82F9\u679C";
-  auto start = std::chrono::steady_clock::now();
   std::vector<int32_t> ids = qwen3().encode(cjk);
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(ms, 250.0) << cjk.size() << " bytes of CJK -> " << ids.size() << " ids";
+  EXPECT_EQ(qwen3().decode(ids), cjk);
 }
 
 // ---- the split patterns, piece by piece ----

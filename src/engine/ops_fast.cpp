@@ -19,7 +19,13 @@ namespace {
 template <DType D>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,fma,f16c")))
 inline __m512 load16(const void* row, int64_t i, int64_t n) {
-  __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+  if (n - i >= 16) {
+    if constexpr (D == DType::f32) return _mm512_loadu_ps(static_cast<const float*>(row) + i);
+    __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(static_cast<const uint16_t*>(row) + i));
+    if constexpr (D == DType::f16) return _mm512_cvtph_ps(h);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
+  __mmask16 m = __mmask16((1u << (n - i)) - 1);
   if constexpr (D == DType::f32) {
     return _mm512_maskz_loadu_ps(m, static_cast<const float*>(row) + i);
   } else {
@@ -37,17 +43,35 @@ void tile(const void* const* w, const void* const* x, int64_t n, float* out, int
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < TT; ++t) acc[r][t] = _mm512_setzero_ps();
   if constexpr (D == DType::bf16) {
-    for (int64_t i = 0; i < n; i += 32) {
-      __mmask32 m = n - i >= 32 ? __mmask32(0xffffffff) : __mmask32((1ull << (n - i)) - 1);
+    // Whole 32-element chunks unmasked, prefetching the next tile's rows (4 rows on) so the
+    // hardware prefetcher, which stops at 4 KiB pages, never starts a page cold; then a
+    // masked tail.
+    const int64_t n_full = n & ~int64_t{31};
+    for (int64_t i = 0; i < n_full; i += 32) {
+      for (int r = 0; r < R; ++r)
+        _mm_prefetch(static_cast<const char*>(w[r]) + 2 * (i + R * n), _MM_HINT_T0);
       __m512i wv[R], xv[TT];
-      for (int r = 0; r < R; ++r) wv[r] = _mm512_maskz_loadu_epi16(m, static_cast<const uint16_t*>(w[r]) + i);
-      for (int t = 0; t < TT; ++t) xv[t] = _mm512_maskz_loadu_epi16(m, static_cast<const uint16_t*>(x[t]) + i);
+      for (int r = 0; r < R; ++r) wv[r] = _mm512_loadu_si512(static_cast<const uint16_t*>(w[r]) + i);
+      for (int t = 0; t < TT; ++t) xv[t] = _mm512_loadu_si512(static_cast<const uint16_t*>(x[t]) + i);
+      for (int r = 0; r < R; ++r)
+        for (int t = 0; t < TT; ++t)
+          acc[r][t] = _mm512_dpbf16_ps(acc[r][t], (__m512bh)xv[t], (__m512bh)wv[r]);
+    }
+    if (n_full < n) {
+      __mmask32 m = __mmask32((1ull << (n - n_full)) - 1);
+      __m512i wv[R], xv[TT];
+      for (int r = 0; r < R; ++r) wv[r] = _mm512_maskz_loadu_epi16(m, static_cast<const uint16_t*>(w[r]) + n_full);
+      for (int t = 0; t < TT; ++t) xv[t] = _mm512_maskz_loadu_epi16(m, static_cast<const uint16_t*>(x[t]) + n_full);
       for (int r = 0; r < R; ++r)
         for (int t = 0; t < TT; ++t)
           acc[r][t] = _mm512_dpbf16_ps(acc[r][t], (__m512bh)xv[t], (__m512bh)wv[r]);
     }
   } else {
+    const int64_t es = static_cast<int64_t>(dtype_size(D));
     for (int64_t i = 0; i < n; i += 16) {
+      if (es == 4 || i % 32 == 0)  // one prefetch per 64-byte line
+        for (int r = 0; r < R; ++r)
+          _mm_prefetch(static_cast<const char*>(w[r]) + es * (i + R * n), _MM_HINT_T0);
       __m512 wv[R], xv[TT];
       for (int r = 0; r < R; ++r) wv[r] = load16<D>(w[r], i, n);
       for (int t = 0; t < TT; ++t) xv[t] = load16<D>(x[t], i, n);
