@@ -1,0 +1,26 @@
+// The residual stream as named fields: each field is a contiguous run of dims handed out
+// once. Weights are written by field name, so the construction, the divergence finder and
+// the panel all speak of "img_addr[5]", never of dim 312.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace qgpu::lift {
+
+struct Field {
+  std::string name;
+  int offset = 0;
+  int size = 0;
+  int dim(int i) const;  // offset + i, CHECKed in range
+};
+
+struct Layout {
+  std::vector<Field> fields;
+  int used = 0;
+
+  const Field& add(const std::string& name, int size);  // next free dims
+  const Field& operator[](const std::string& name) const;  // CHECKs that it exists
+};
+
+}  // namespace qgpu::lift

@@ -1,0 +1,221 @@
+// The construction, stage by stage. Conventions (docs/design.md §3, DESIGN-NOTES §2-3):
+// - The token embedding sets exactly one dim per field group (a "none" entry where the
+//   token has no such field), 19 ones per token, so every token's residual has the same
+//   norm and RMSNorm is a compile-time constant: a hot dim reads as u = 1/rms after it.
+// - GDN heads are exact RAMs: keys are one-hot after SiLU and the L2 norm (pre-activations
+//   +alpha/2 or <= -alpha/2, alpha = 400: SiLU gives alpha/2 or exactly 0), beta =
+//   sigmoid(30) = 1, decay exp(-exp(-30) ln 2) = 1. Writes that must not land go to the
+//   junk slot 127; `begin` writes the null slot 126.
+// - Values are codes of equal entries (lambda after SiLU), so a row is replaced exactly
+//   (x + (v - x) is exact when both are 0 or lambda) and reads are renormalised by the
+//   gated RMSNorm to the same pattern whatever the scale.
+#include "lift/machine_model.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "gpu/vocab.h"
+
+namespace qgpu::lift {
+namespace {
+
+using engine::Config;
+
+constexpr float kAlpha = 400.0f;    // key pre-activation scale
+constexpr float kLambda = 24.0f;    // value code entries (SiLU(24) = 24 in f32/bf16/f16)
+constexpr float kQuery = 32.0f;     // query pre-activation
+constexpr float kBeta = 30.0f;      // sigmoid(30) = 1
+constexpr float kGate = 20.0f;      // SiLU(20) = 20: the z gate of a head that always reads
+constexpr int kNone = 16;           // the "none" entry of a nibble group
+constexpr int kHotsPerToken = 19;
+
+// One-hot groups of the embedding, in order.
+struct EmbedFields {
+  int fam, addr, vend, vnib, hnib, m1nib, m2nib, tnib;
+};
+
+int nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
+
+// The dims token `r` sets (value 1 each).
+std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
+  std::vector<int> d;
+  d.push_back(l["fam"].dim(static_cast<int>(r.kind)));
+  int addr = 128;
+  if (r.kind == Tok::kMemAt) addr = r.x;
+  if (r.kind == Tok::kBegin) addr = kNullSlot;
+  if (r.kind == Tok::kRomAt || r.kind == Tok::kRun) addr = kJunkSlot;
+  d.push_back(l["addr"].dim(addr));
+  bool vend = (r.kind == Tok::kSmall && r.x == kTagData) || r.kind == Tok::kTail || r.kind == Tok::kBegin;
+  d.push_back(l["vend"].dim(vend ? 1 : 0));
+  auto group = [&](const char* field, int groups, int g0, std::optional<uint32_t> v) {
+    for (int g = 0; g < groups; ++g) d.push_back(l[field].dim(17 * g + (v ? nibble(*v, g0 + g) : kNone)));
+  };
+  std::optional<uint32_t> small, byte;
+  if (r.kind == Tok::kSmall) small = static_cast<uint32_t>(r.y);
+  if (r.kind == Tok::kBegin) small = 0u;
+  if (r.kind == Tok::kHead) byte = static_cast<uint32_t>(r.y);
+  if (r.kind == Tok::kMid1 || r.kind == Tok::kMid2 || r.kind == Tok::kTail) byte = static_cast<uint32_t>(r.x);
+  group("vnib", 8, 0, small);
+  group("hnib", 2, 0, r.kind == Tok::kHead ? byte : std::nullopt);
+  group("m1nib", 2, 0, r.kind == Tok::kMid1 ? byte : std::nullopt);
+  group("m2nib", 2, 0, r.kind == Tok::kMid2 ? byte : std::nullopt);
+  group("tnib", 2, 0, r.kind == Tok::kTail ? byte : std::nullopt);
+  CHECK(static_cast<int>(d.size()) == kHotsPerToken);
+  return d;
+}
+
+void build_embedding(Builder& b, const Layout& l) {
+  for (int id = 0; id < vocab_size(); ++id)
+    for (int dim : embedding_dims(l, decode_token(id))) b.at("model.embed_tokens.weight", id, dim) = 1.0f;
+}
+
+// Weight that makes a hot dim contribute `target` to a pre-activation, given rms.
+float w(float target, float rms) { return target * rms; }
+
+// Rows of in_proj_qkv for head h: q row i, k row i, v row j.
+int64_t q_row(const Config& c, int h, int i) { return int64_t{h} * c.linear_key_head_dim + i; }
+int64_t k_row(const Config& c, int h, int i) { return c.key_dim() + q_row(c, h, i); }
+int64_t v_row(const Config& c, int h, int j) { return 2 * int64_t{c.key_dim()} + int64_t{h} * c.linear_value_head_dim + j; }
+
+// A constant pre-activation: every token has exactly one `fam` dim hot.
+void add_constant(Builder& b, const std::string& tensor, int64_t row, const Layout& l, float target, float rms) {
+  for (int f = 0; f < l["fam"].size; ++f) b.at(tensor, row, l["fam"].dim(f)) += w(target, rms);
+}
+
+// Head h of layer il always writes (beta 1), never decays, reads through a constant gate.
+void head_basics(Builder& b, const Layout& l, int il, int h, float rms) {
+  std::string a = b.layer(il) + "linear_attn.";
+  add_constant(b, a + "in_proj_b.weight", h, l, kBeta, rms);
+  for (int j = 0; j < b.config.linear_value_head_dim; ++j)
+    add_constant(b, a + "in_proj_z.weight", int64_t{h} * b.config.linear_value_head_dim + j, l, kGate, rms);
+}
+
+// The current-token tap only, for q/k/v channels of head h.
+void current_tap(Builder& b, int il, int h) {
+  const Config& c = b.config;
+  int K = c.linear_conv_kernel_dim;
+  for (int i = 0; i < c.linear_key_head_dim; ++i) {
+    b.conv(il, q_row(c, h, i), K - 1) = 1.0f;
+    b.conv(il, k_row(c, h, i), K - 1) = 1.0f;
+  }
+  for (int j = 0; j < c.linear_value_head_dim; ++j) b.conv(il, v_row(c, h, j), K - 1) = 1.0f;
+}
+
+float embed_rms(const Config& c) { return std::sqrt(float(kHotsPerToken) / float(c.hidden_size)); }
+
+// L0: the image address. begin/@m/@b/run write slot 0 with their address code; every
+// token reads slot 0 into img_addr (about 1.0 at the address, 0 elsewhere).
+void build_image_address(Builder& b, const Layout& l) {
+  const Config& c = b.config;
+  const int il = kImageAddrLayer, h = 0;
+  const float rms = embed_rms(c);
+  std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
+  head_basics(b, l, il, h, rms);
+  current_tap(b, il, h);
+  add_constant(b, qkv, q_row(c, h, 0), l, kQuery, rms);
+  // k0 = alpha (0.5 - none), k127 = alpha (none - 0.5)
+  add_constant(b, qkv, k_row(c, h, 0), l, kAlpha / 2, rms);
+  b.at(qkv, k_row(c, h, 0), l["addr"].dim(128)) += w(-kAlpha, rms);
+  add_constant(b, qkv, k_row(c, h, kJunkSlot), l, -kAlpha / 2, rms);
+  b.at(qkv, k_row(c, h, kJunkSlot), l["addr"].dim(128)) += w(kAlpha, rms);
+  for (int j = 0; j < 128; ++j) b.at(qkv, v_row(c, h, j), l["addr"].dim(j)) = w(kLambda, rms);
+  // Read-out: the gated norm leaves sqrt(dv) at the hot entry, times SiLU(z) = kGate.
+  float out = 1.0f / (std::sqrt(float(c.linear_value_head_dim)) * kGate);
+  for (int j = 0; j < 128; ++j)
+    b.at(b.layer(il) + "linear_attn.out_proj.weight", l["img_addr"].dim(j), int64_t{h} * 128 + j) = out;
+}
+
+// L1: memory. Slot i < 127 is keyed alpha (img_addr_i + vend - 1.5); the junk slot
+// alpha (img_addr_127 - vend + 0.5).
+void build_memory(Builder& b, const Layout& l) {
+  const Config& c = b.config;
+  const int il = kMemoryLayer, K = c.linear_conv_kernel_dim;
+  const float rms = std::sqrt(float(kHotsPerToken + 1) / float(c.hidden_size));
+  std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
+  const char* byte_field[4] = {"hnib", "m1nib", "m2nib", "tnib"};
+  for (int h : kMemoryHeads) {
+    head_basics(b, l, il, h, rms);
+    current_tap(b, il, h);
+    for (int i = 0; i < kJunkSlot; ++i) {
+      b.at(qkv, k_row(c, h, i), l["img_addr"].dim(i)) += w(kAlpha, rms);
+      b.at(qkv, k_row(c, h, i), l["vend"].dim(1)) += w(kAlpha, rms);
+      add_constant(b, qkv, k_row(c, h, i), l, -1.5f * kAlpha, rms);
+    }
+    b.at(qkv, k_row(c, h, kJunkSlot), l["img_addr"].dim(kJunkSlot)) += w(kAlpha, rms);
+    b.at(qkv, k_row(c, h, kJunkSlot), l["vend"].dim(1)) += w(-kAlpha, rms);
+    add_constant(b, qkv, k_row(c, h, kJunkSlot), l, 0.5f * kAlpha, rms);
+  }
+  for (int g = 0; g < 8; ++g)
+    for (int n = 0; n < 16; ++n) {
+      int j = 16 * g + n;
+      // Head 0: a `v` word, current token. Head 1: byte g/2 of `h m1 m2 t`, which sits
+      // 3 - g/2 tokens back at the `t` that completes it.
+      b.at(qkv, v_row(c, 0, j), l["vnib"].dim(17 * g + n)) = w(kLambda, rms);
+      b.at(qkv, v_row(c, 1, j), l[byte_field[g / 2]].dim(17 * (g % 2) + n)) = w(kLambda, rms);
+      b.conv(il, v_row(c, 1, j), K - 1) = 0.0f;
+      b.conv(il, v_row(c, 1, j), g / 2) = 1.0f;
+    }
+}
+
+}  // namespace
+
+Layout machine_layout() {
+  Layout l;
+  l.add("fam", kNumFamilies);
+  l.add("addr", 129);       // 0..125 word, 126 null (begin), 127 junk (@b, run), 128 none
+  l.add("vend", 2);         // 1: the token completes an image value (v data, t) or is begin
+  l.add("vnib", 8 * 17);    // a `v` word's 8 nibbles, 16 = none
+  l.add("hnib", 2 * 17);    // byte 0 of h, then bytes 1..3 of m1, m2, t
+  l.add("m1nib", 2 * 17);
+  l.add("m2nib", 2 * 17);
+  l.add("tnib", 2 * 17);
+  l.add("img_addr", 128);   // L0's read of the image address
+  return l;
+}
+
+Config machine_config() {
+  Config c;
+  c.hidden_size = 640;
+  c.num_hidden_layers = 3;
+  c.layer_types = {"linear_attention", "linear_attention", "full_attention"};
+  c.intermediate_size = 6144;
+  c.vocab_size = (vocab_size() + 63) / 64 * 64;
+  c.num_attention_heads = 8;
+  c.num_key_value_heads = 2;
+  c.head_dim = 256;
+  c.linear_num_key_heads = 16;
+  c.linear_num_value_heads = 16;
+  c.linear_key_head_dim = 128;
+  c.linear_value_head_dim = 128;
+  c.tie_word_embeddings = false;
+  c.dtype = "float32";
+  c.eos_token_id = {token_id({Tok::kEnd})};
+  CHECK(machine_layout().used <= c.hidden_size);
+  return c;
+}
+
+Builder build_machine() {
+  Builder b(machine_config());
+  Layout l = machine_layout();
+  build_embedding(b, l);
+  build_image_address(b, l);
+  build_memory(b, l);
+  return b;
+}
+
+std::string machine_tokenizer_json() {
+  nlohmann::ordered_json vocab = nlohmann::ordered_json::object();
+  for (int id = 0; id < vocab_size(); ++id) vocab[record_text(decode_token(id))] = id;
+  nlohmann::ordered_json j = {
+      {"version", "1.0"}, {"truncation", nullptr}, {"padding", nullptr}, {"added_tokens", nlohmann::ordered_json::array()},
+      {"normalizer", nullptr}, {"pre_tokenizer", {{"type", "WhitespaceSplit"}}}, {"post_processor", nullptr},
+      {"decoder", nullptr}, {"model", {{"type", "WordLevel"}, {"vocab", vocab}, {"unk_token", "end"}}}};
+  return j.dump();
+}
+
+void write_machine_model(const std::string& dir, engine::DType dtype) {
+  build_machine().write(dir, dtype, machine_tokenizer_json());
+}
+
+}  // namespace qgpu::lift
