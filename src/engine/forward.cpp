@@ -3,9 +3,15 @@
 // and the head on the final norm. Mixers live in forward_deltanet.cpp and
 // forward_attention.cpp. Nothing here allocates after the Runtime is built, except the
 // attention KV cache and score buffer, which grow with the sequence.
+//
+// Under Rounding::transformers each tensor that transformers holds in the model dtype is
+// rounded where it is made (round_act, or linear() for a matmul's output); "HF:" comments
+// quote the line of modeling_qwen3_5.py that rounds. Under llama_cpp act_ is f32 and those
+// calls return at once.
 #include "engine/forward.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/error.h"
 #include "engine/forward_internal.h"
@@ -38,26 +44,63 @@ std::unique_ptr<Runtime::Scratch> make_scratch(const Config& c, int64_t T, int t
   return s;
 }
 
-void add(float* x, const float* y, int64_t n) {
+// x += y, the sum held in act (HF: hidden_states = residual + hidden_states).
+void add(float* x, const float* y, int64_t n, DType act) {
   for (int64_t i = 0; i < n; ++i) x[i] += y[i];
+  round_act(act, x, n);
+}
+
+// RMSNorm of each of T rows of width n; the output in act (HF Qwen3_5RMSNorm: f32 inside,
+// `output * (1.0 + self.weight.float())` then `.type_as(x)`).
+void rms_norm_rows(const float* x, const float* w, float* y, int64_t T, int64_t n, float eps,
+                   DType act) {
+  for (int64_t t = 0; t < T; ++t) rms_norm(x + t * n, w, y + t * n, n, eps);
+  round_act(act, y, T * n);
+}
+
+// Every per-channel parameter rounded to t, as transformers holds a model loaded in t.
+void round_params(DType t, LayerWeights& l) {
+  auto round_all = [t](std::vector<float>& v) { round_act(t, v.data(), std::ssize(v)); };
+  for (float& w : l.input_layernorm) w = norm_multiplier_in(t, w);
+  for (float& w : l.post_attention_layernorm) w = norm_multiplier_in(t, w);
+  for (float& w : l.self_attn.q_norm) w = norm_multiplier_in(t, w);
+  for (float& w : l.self_attn.k_norm) w = norm_multiplier_in(t, w);
+  round_all(l.linear_attn.conv1d);
+  round_all(l.linear_attn.dt_bias);
+  round_all(l.linear_attn.norm);
+  for (float& a : l.linear_attn.a) a = decay_rate_in(t, a);
 }
 
 }  // namespace
 
+float norm_multiplier_in(DType t, float multiplier) {
+  return 1.0f + round_to(t, multiplier - 1.0f);
+}
+
+float decay_rate_in(DType t, float a) { return -std::exp(round_to(t, std::log(-a))); }
+
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
-            MatmulPath path, ThreadPool& pool) {
+            const Exec& ex) {
   CHECK(static_cast<size_t>(T * w.in() * 4) <= s.xq.size());
-  if (path == MatmulPath::reference)
+  if (ex.path == MatmulPath::reference)
     matmul_reference(w, x, y, T, s.xq.data());
   else
-    matmul_fast(w, x, y, T, s.xq.data(), pool);
+    matmul_fast(w, x, y, T, s.xq.data(), ex.pool);
+  round_act(ex.act, y, T * w.out());
 }
 
 Runtime::Runtime(const Model& model, RuntimeOptions options)
     : model_(model),
       options_(std::move(options)),
+      act_(options_.rounding == Rounding::transformers ? model.dtype : DType::f32),
+      layers_(model.layers),
+      norm_(model.norm),
       pool_(options_.threads > 0 ? options_.threads : default_thread_count()) {
   CHECK(options_.max_batch >= 1);
+  if (act_ != DType::f32) {
+    for (LayerWeights& l : layers_) round_params(act_, l);
+    for (float& w : norm_) w = norm_multiplier_in(act_, w);
+  }
   scratch_ = make_scratch(model_.config, options_.max_batch, pool_.size());
 }
 
@@ -87,7 +130,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   Scratch& sc = *scratch_;
   const int64_t T = static_cast<int64_t>(tokens.size()), H = c.hidden_size;
   const float eps = static_cast<float>(c.rms_norm_eps);
-  const MatmulPath path = options_.matmul;
+  const Exec ex{options_.matmul, act_, pool_};
   auto trace = [&](const char* name, int il, const float* v, int64_t width, int64_t rows = -1) {
     if (!options_.trace) return;
     if (rows < 0) rows = T;
@@ -96,45 +139,44 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
                      std::span<const float>(v + (t - (T - rows)) * width, width));
   };
 
-  // x: [T][H] = embed_tokens[token]
+  // x: [T][H] = embed_tokens[token] (already in the model dtype)
   for (int64_t t = 0; t < T; ++t)
     for (int64_t i = 0; i < H; ++i) sc.x[t * H + i] = m.embed_tokens.at(int64_t{tokens[t]} * H + i);
   trace("embed", -1, sc.x.data(), H);
 
   for (int il = 0; il < c.num_hidden_layers; ++il) {
-    const LayerWeights& l = m.layers[il];
-    for (int64_t t = 0; t < T; ++t)
-      rms_norm(&sc.x[t * H], l.input_layernorm.data(), &sc.a[t * H], H, eps);
+    const LayerWeights& l = layers_[il];
+    rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
     if (l.linear)
-      deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, path, pool_);
+      deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex);
     else
-      attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, path, pool_);
+      attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
     trace("mixer_out", il, sc.out.data(), H);
-    add(sc.x.data(), sc.out.data(), T * H);
+    add(sc.x.data(), sc.out.data(), T * H, act_);
     trace("attn_residual", il, sc.x.data(), H);
 
     // MLP: down(SiLU(gate a) * up a); a: [T][H], gate/up: [T][I]
     int64_t I = c.intermediate_size;
-    for (int64_t t = 0; t < T; ++t)
-      rms_norm(&sc.x[t * H], l.post_attention_layernorm.data(), &sc.a[t * H], H, eps);
-    linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, path, pool_);
-    linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, path, pool_);
-    for (int64_t i = 0; i < T * I; ++i) sc.big1[i] = silu(sc.big1[i]) * sc.big2[i];
-    linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, path, pool_);
+    rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);
+    linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, ex);
+    linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, ex);
+    // HF: self.act_fn(self.gate_proj(x)) * self.up_proj(x), each a tensor in the dtype.
+    for (int64_t i = 0; i < T * I; ++i)
+      sc.big1[i] = round_act(act_, round_act(act_, silu(sc.big1[i])) * sc.big2[i]);
+    linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, ex);
     trace("ffn_out", il, sc.out.data(), H);
-    add(sc.x.data(), sc.out.data(), T * H);
+    add(sc.x.data(), sc.out.data(), T * H, act_);
     trace("layer_out", il, sc.x.data(), H);
   }
   if (!logits) {
     s.n_past += T;
     return;
   }
-  // Head: all positions, or only the last.
+  // Head: all positions, or only the last. Logits in the dtype (HF: no upcast without labels).
   int64_t first = all_logits ? 0 : T - 1, n = T - first;
-  for (int64_t t = first; t < T; ++t)
-    rms_norm(&sc.x[t * H], m.norm.data(), &sc.a[(t - first) * H], H, eps);
+  rms_norm_rows(&sc.x[first * H], norm_.data(), sc.a.data(), n, H, eps, act_);
   trace("result_norm", -1, sc.a.data(), H, n);
-  linear(m.lm_head, sc.a.data(), logits, n, sc, path, pool_);
+  linear(m.lm_head, sc.a.data(), logits, n, sc, ex);
   s.n_past += T;
 }
 

@@ -21,9 +21,24 @@ namespace qgpu::engine {
 // position in the sequence, the values. Null in production.
 using TraceFn = std::function<void(const char* name, int il, int64_t pos, std::span<const float>)>;
 
+// Where a bf16/f16 model rounds its activations to its dtype (an f32 model: nowhere, and the
+// two policies give the same bits).
+enum class Rounding {
+  // llama.cpp's: a matmul rounds its input to the weight type and accumulates in f32;
+  // everything else (residual stream, norms, DeltaNet, attention) stays f32.
+  llama_cpp,
+  // transformers' with the model loaded in its dtype (HF-main modeling_qwen3_5.py, eager
+  // attention): every tensor between ops is in the dtype, so each op's output is rounded
+  // (the residual stream, norm outputs, every Linear's output, activations, RoPE, softmax
+  // probabilities, gates); f32 only inside RMSNorm, the decay g and the DeltaNet
+  // recurrence; per-channel parameters held in the dtype too. docs/design.md §4.
+  transformers,
+};
+
 struct RuntimeOptions {
   int threads = 0;                          // 0: all cores
   MatmulPath matmul = MatmulPath::fast;     // the one place the path is chosen
+  Rounding rounding = Rounding::llama_cpp;  // the one place the rounding policy is chosen
   int64_t max_batch = 64;                   // tokens per layer pass during prefill
   TraceFn trace;                            // null: no tracing
 };
@@ -48,6 +63,9 @@ class Runtime {
 
   const Model& model_;
   RuntimeOptions options_;
+  DType act_;                        // activations round to this at the policy's points (f32: not)
+  std::vector<LayerWeights> layers_; // the model's layers with per-channel parameters as the
+  std::vector<float> norm_;          // policy holds them (transformers: rounded to the dtype)
   ThreadPool pool_;
   std::unique_ptr<Scratch> scratch_;
 };

@@ -10,6 +10,9 @@
 //   out = W_out y
 // Heads are independent, so they are spread over the thread pool; the arithmetic of each
 // head does not depend on the split, so every path gives the same state bit for bit.
+// Rounding::transformers rounds (to ex.act) the projections, the conv output and its SiLU,
+// β, the recurrence's output and each step of the gated norm; the decay and the recurrence
+// (with the q/k L2 norm) stay f32 as in HF-main's torch kernels.
 #include <cmath>
 #include <cstring>
 
@@ -18,16 +21,17 @@
 namespace qgpu::engine {
 namespace {
 
-// Pushes u (one token's raw qkv) into the conv window and writes SiLU(conv) to c.
+// Pushes u (one token's raw qkv) into the conv window and writes SiLU(conv) to c. In act
+// (HF causal_conv1d_fn: F.conv1d in the weight dtype, then ACT2FN on that tensor).
 void conv_step(const Config& cfg, const std::vector<float>& w, std::vector<float>& window,
-               const float* u, float* c) {
+               const float* u, float* c, DType act) {
   const int64_t C = cfg.conv_dim(), K = cfg.linear_conv_kernel_dim;
   for (int64_t ch = 0; ch < C; ++ch) {
     const float* wk = &w[ch * K];
     float acc = 0;
     for (int64_t j = 0; j < K - 1; ++j) acc += wk[j] * window[j * C + ch];
     acc += wk[K - 1] * u[ch];
-    c[ch] = silu(acc);
+    c[ch] = round_act(act, silu(round_act(act, acc)));
   }
   // Shift: drop the oldest row, append u.
   if (K > 1) {
@@ -62,7 +66,7 @@ void delta_rule(float* S, const float* k, const float* q, const float* v, float 
 }  // namespace
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
-                    float* out, int64_t T, Runtime::Scratch& s, MatmulPath path, ThreadPool& pool) {
+                    float* out, int64_t T, Runtime::Scratch& s, const Exec& ex) {
   const Config& c = m.config;
   const DeltaNetWeights& w = l.linear_attn;
   const int64_t C = c.conv_dim(), Hk = c.linear_num_key_heads, Hv = c.linear_num_value_heads;
@@ -73,40 +77,42 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
   float* y = s.big3.data();       // [T][Hv*dv]
   float* bb = s.small1.data();    // [T][Hv]
   float* aa = s.small2.data();    // [T][Hv]
-  linear(w.in_proj_qkv, a, u, T, s, path, pool);
-  linear(w.in_proj_z, a, z, T, s, path, pool);
-  linear(w.in_proj_b, a, bb, T, s, path, pool);
-  linear(w.in_proj_a, a, aa, T, s, path, pool);
+  linear(w.in_proj_qkv, a, u, T, s, ex);
+  linear(w.in_proj_z, a, z, T, s, ex);
+  linear(w.in_proj_b, a, bb, T, s, ex);
+  linear(w.in_proj_a, a, aa, T, s, ex);
 
   const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
   for (int64_t t = 0; t < T; ++t) {
     float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
-    conv_step(c, w.conv1d, st.conv, u + t * C, cv);
+    conv_step(c, w.conv1d, st.conv, u + t * C, cv, ex.act);
+    // q, k: the L2 norm in f32 inside the kernel (HF-main, use_qk_l2norm_in_kernel).
     for (int64_t h = 0; h < Hk; ++h) {
       float* q = cv + h * dk;
       l2_norm(q, dk, 1e-6f);
       for (int64_t i = 0; i < dk; ++i) q[i] *= q_scale;
       l2_norm(cv + Hk * dk + h * dk, dk, 1e-6f);
     }
-    pool.parallel_for(Hv, [&](int64_t j0, int64_t j1) {
+    ex.pool.parallel_for(Hv, [&](int64_t j0, int64_t j1) {
       for (int64_t j = j0; j < j1; ++j) {
         int64_t kh = m.key_head_of(static_cast<int>(j));
         const float* q = cv + kh * dk;
         const float* k = cv + Hk * dk + kh * dk;
         const float* v = cv + 2 * Hk * dk + j * dv;
-        float beta = sigmoid(bb[t * Hv + j]);
+        // HF: beta = b.sigmoid() (in the dtype); g = -A_log.float().exp() * softplus(a.float()
+        // + dt_bias) in f32.
+        float beta = round_act(ex.act, sigmoid(bb[t * Hv + j]));
         float decay = std::exp(w.a[j] * softplus(aa[t * Hv + j] + w.dt_bias[j]));
         float* o = y + t * Hv * dv + j * dv;
         float* delta = s.head_tmp.data() + j * dv;
         delta_rule(&st.recurrent[j * dk * dv], k, q, v, beta, decay, dk, dv, o, delta);
+        round_act(ex.act, o, dv);  // HF: core_attn_out.to(initial_dtype)
         // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
-        rms_norm(o, w.norm.data(), o, dv, eps);
-        const float* zj = z + t * Hv * dv + j * dv;
-        for (int64_t i = 0; i < dv; ++i) o[i] *= silu(zj[i]);
+        gated_rms_norm(o, w.norm.data(), z + t * Hv * dv + j * dv, o, dv, eps, ex.act);
       }
     }, Hv * dk * dv < 4096 ? 1 : 0);
   }
-  linear(w.out_proj, y, out, T, s, path, pool);
+  linear(w.out_proj, y, out, T, s, ex);
 }
 
 }  // namespace qgpu::engine

@@ -24,14 +24,30 @@ struct Runtime::Scratch {
   std::vector<uint8_t> xq;      // activations rounded to the weight dtype
 };
 
-// One matmul through the chosen path.
+// How this Runtime computes: the matmul path, the dtype activations are rounded to at the
+// rounding policy's points (f32: none; see Rounding), the threads.
+struct Exec {
+  MatmulPath path;
+  DType act;
+  ThreadPool& pool;
+};
+
+// One matmul through the chosen path; the output rounded to ex.act (an nn.Linear's output
+// is a tensor in the model dtype: f32 accumulation, one rounding).
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
-            MatmulPath path, ThreadPool& pool);
+            const Exec& ex);
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
-                    float* out, int64_t T, Runtime::Scratch& s, MatmulPath path, ThreadPool& pool);
+                    float* out, int64_t T, Runtime::Scratch& s, const Exec& ex);
 void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int64_t n_past,
-                     const float* a, float* out, int64_t T, Runtime::Scratch& s, MatmulPath path,
-                     ThreadPool& pool);
+                     const float* a, float* out, int64_t T, Runtime::Scratch& s, const Exec& ex);
+
+// A parameter as transformers holds it in a `t` model, from the forms the Model keeps: a
+// zero-centred norm's multiplier 1 + w becomes 1 + round(w); a = -exp(A_log) becomes
+// -exp(round(A_log)). Exact when the stored parameter is representable in t (rounding_test
+// checks every bf16 and f16 value); an f32-stored value within about 2^-24 (relative) of a
+// rounding midpoint of t can land one ulp of t away (the Model keeps no raw A_log or w).
+float norm_multiplier_in(DType t, float multiplier);
+float decay_rate_in(DType t, float a);
 
 }  // namespace qgpu::engine

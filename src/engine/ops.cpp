@@ -6,11 +6,30 @@
 
 namespace qgpu::engine {
 
-void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
+namespace {
+
+// 1 / sqrt(mean(x^2) + eps), the sum in double.
+float rms_scale(const float* x, int64_t n, float eps) {
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]) * x[i];
-  float scale = 1.0f / std::sqrt(static_cast<float>(sum / static_cast<double>(n)) + eps);
+  return 1.0f / std::sqrt(static_cast<float>(sum / static_cast<double>(n)) + eps);
+}
+
+}  // namespace
+
+void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps) {
+  float scale = rms_scale(x, n, eps);
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale * w[i];
+}
+
+void gated_rms_norm(const float* x, const float* w, const float* z, float* y, int64_t n,
+                    float eps, DType act) {
+  float scale = rms_scale(x, n, eps);
+  for (int64_t i = 0; i < n; ++i) {
+    float normed = round_act(act, x[i] * scale);        // hidden_states.to(input_dtype)
+    float weighted = round_act(act, normed * w[i]);     // self.weight * (dtype * dtype)
+    y[i] = round_act(act, weighted * silu(z[i]));       // * silu(gate.float()), .to(input_dtype)
+  }
 }
 
 void l2_norm(float* x, int64_t n, float eps) {
@@ -24,16 +43,18 @@ float silu(float x) { return x / (1.0f + std::exp(-x)); }
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
-void rope_neox(float* x, int rot, int64_t pos, double theta) {
+void rope_neox(float* x, int rot, int64_t pos, double theta, DType act) {
   int half = rot / 2;
   for (int i = 0; i < half; ++i) {
-    // inv_freq in f32 as transformers: 1 / theta^(2i/rot); the angle pos * inv_freq in f32.
+    // inv_freq in f32 as transformers: 1 / theta^(2i/rot); the angle pos * inv_freq in f32;
+    // cos and sin then cast to the activation dtype (cos.to(dtype=x.dtype)).
     float inv_freq = 1.0f / static_cast<float>(std::pow(theta, 2.0 * i / rot));
     float angle = static_cast<float>(pos) * inv_freq;
-    float c = std::cos(angle), s = std::sin(angle);
+    float c = round_act(act, std::cos(angle)), s = round_act(act, std::sin(angle));
     float a = x[i], b = x[i + half];
-    x[i] = a * c - b * s;
-    x[i + half] = b * c + a * s;
+    // q * cos + rotate_half(q) * sin, each product and the sum a tensor op in act.
+    x[i] = round_act(act, round_act(act, a * c) - round_act(act, b * s));
+    x[i + half] = round_act(act, round_act(act, b * c) + round_act(act, a * s));
   }
 }
 

@@ -2,8 +2,10 @@
 // fast form (SIMD, threads), chosen in one place (MatmulPath) and tested equal to the
 // reference within rounding (tests/ops_test.cpp).
 //
-// Rounding policy, as llama.cpp does it: a matmul whose weights are bf16 or f16 first rounds
-// its input activations to that type and accumulates in f32; everything else is f32.
+// A matmul whose weights are bf16 or f16 first rounds its input activations to that type and
+// accumulates in f32 (llama.cpp's rounding). Ops that take `act` also round their outputs to
+// it where transformers rounds them (Rounding::transformers, forward.h); act == f32 rounds
+// nothing there.
 #pragma once
 
 #include <cstdint>
@@ -11,18 +13,33 @@
 
 #include "base/thread_pool.h"
 #include "engine/model.h"
+#include "engine/tensor.h"
 
 namespace qgpu::engine {
 
+// x rounded to act, the dtype activations are held in (f32: x itself, at the cost of a branch).
+inline float round_act(DType act, float x) { return act == DType::f32 ? x : round_to(act, x); }
+// x[0..n) rounded to act in place (f32: returns at once).
+inline void round_act(DType act, float* x, int64_t n) {
+  if (act == DType::f32) return;
+  for (int64_t i = 0; i < n; ++i) x[i] = round_to(act, x[i]);
+}
+
 // y = x * rsqrt(mean(x^2) + eps) * w, over n elements (w: multiplier; sum in double).
 void rms_norm(const float* x, const float* w, float* y, int64_t n, float eps);
+// The DeltaNet gated norm y = RMSNorm(x) * w * SiLU(z), in transformers' order
+// (Qwen3_5RMSNormGated): normalise in f32, round; times w, round; times SiLU(z) in f32, round.
+// y may alias x.
+void gated_rms_norm(const float* x, const float* w, const float* z, float* y, int64_t n,
+                    float eps, DType act);
 // x <- x * rsqrt(sum(x^2) + eps) (the DeltaNet q/k L2 norm; eps 1e-6 as transformers).
 void l2_norm(float* x, int64_t n, float eps);
 float silu(float x);
 float sigmoid(float x);
 float softplus(float x);  // log(1 + e^x), = x above 20 as torch and ggml
-// Partial NeoX RoPE on the first rot dims of x (rotate-half pairs i, i + rot/2).
-void rope_neox(float* x, int rot, int64_t pos, double theta);
+// Partial NeoX RoPE on the first rot dims of x (rotate-half pairs i, i + rot/2). With act,
+// as transformers in that dtype: cos and sin rounded, and every product and sum.
+void rope_neox(float* x, int rot, int64_t pos, double theta, DType act = DType::f32);
 
 // Rounds count activations into dtype t (bf16/f16 as uint16 bits; f32 copied).
 void quantize_activations(DType t, const float* x, void* xq, int64_t count);
