@@ -1,5 +1,6 @@
 // The engine's subcommands:
 //   qgpu forward MODEL --tokens 1,2,3 [--dtype f32|bf16|f16] [--json] [--top K] [--reference]
+//                [--rounding llama|transformers]
 //   qgpu generate MODEL (--prompt TEXT | --tokens ...) [--max-tokens N] [--chat]
 //                 [--temperature T --top-k K --top-p P --seed S] [--json]
 //   qgpu convert MODEL --out FILE.gguf [--dtype f32|bf16|f16]
@@ -62,8 +63,14 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+Rounding rounding_option(const std::string& s) {
+  if (s == "llama") return Rounding::llama_cpp;
+  if (s == "transformers") return Rounding::transformers;
+  fail("--rounding {}: expected llama or transformers", s);
+}
+
 struct ForwardArgs {
-  std::string model, tokens, dtype;
+  std::string model, tokens, dtype, rounding = "llama";
   bool json = false, reference = false;
   int top = 0, threads = 0;
 };
@@ -89,7 +96,8 @@ void run_forward(const ForwardArgs& a) {
   std::vector<int32_t> tokens = parse_tokens(a.tokens);
   Model m = load_model(a.model, dtype_option(a.dtype));
   Runtime rt(m, {.threads = a.threads,
-                 .matmul = a.reference ? MatmulPath::reference : MatmulPath::fast});
+                 .matmul = a.reference ? MatmulPath::reference : MatmulPath::fast,
+                 .rounding = rounding_option(a.rounding)});
   State s = make_state(m.config);
   std::vector<float> logits;
   rt.forward(s, tokens, logits, /*all_logits=*/true);
@@ -161,6 +169,9 @@ void add_forward_command(CLI::App& app) {
   cmd->add_option("--top", a->top, "Print only the K largest logits per position");
   cmd->add_option("--threads", a->threads, "Threads (default: all cores)");
   cmd->add_flag("--reference", a->reference, "Use the plain-loop reference matmul");
+  cmd->add_option("--rounding", a->rounding,
+                  "Where bf16/f16 activations round: llama (default; matmul inputs only) or "
+                  "transformers (every op's output, as transformers in that dtype)");
   cmd->callback([a] { run_forward(*a); });
 }
 
