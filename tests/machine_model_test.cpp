@@ -1,6 +1,6 @@
 // The compiled machine, stage by stage, against the interpreter: after the prompt of a real
-// compiled kernel, the memory the host reads out of the model's recurrent state equals the
-// interpreter's memory, in f32, bf16 and f16 weights; and the residual keeps one norm per
+// compiled kernel, the ROM and memory the host reads out of the model's recurrent state
+// equal the interpreter's, in f32, bf16 and f16 weights; and the residual keeps one norm per
 // layer at every position (DESIGN-NOTES §3).
 #include <gtest/gtest.h>
 
@@ -63,7 +63,7 @@ class MachineModel : public ::testing::Test {
 };
 test_util::TempDir* MachineModel::dir_ = nullptr;
 
-TEST_F(MachineModel, MemoryReadOutEqualsTheInterpreterInEveryDtype) {
+TEST_F(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
   std::vector<Launched> ls = launches();
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {
     Model m = load_model(*dir_ / "gpu", t);
@@ -84,6 +84,9 @@ TEST_F(MachineModel, MemoryReadOutEqualsTheInterpreterInEveryDtype) {
         ++checked;
       }
       EXPECT_GT(checked, 10);
+      std::array<RomSlot, kBlocks> rom = host::read_rom(m, s);
+      for (int blk = 0; blk < kBlocks; ++blk)
+        EXPECT_TRUE(rom[blk] == l.after_image.rom[blk]) << dtype_name(t) << ": ROM block " << blk;
     }
   }
 }

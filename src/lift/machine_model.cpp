@@ -28,7 +28,8 @@ constexpr float kQuery = 32.0f;     // query pre-activation
 constexpr float kBeta = 30.0f;      // sigmoid(30) = 1
 constexpr float kGate = 20.0f;      // SiLU(20) = 20: the z gate of a head that always reads
 constexpr int kNone = 16;           // the "none" entry of a nibble group
-constexpr int kHotsPerToken = 19;
+constexpr int kHotsPerToken = 23;
+constexpr int kFx = 64;             // field value x of op (op + 1), guard, d, a, b, c tokens
 
 // One-hot groups of the embedding, in order.
 struct EmbedFields {
@@ -36,6 +37,11 @@ struct EmbedFields {
 };
 
 int nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
+
+bool is_field(Tok t) {
+  return t == Tok::kOp || t == Tok::kGuard || t == Tok::kFieldD || t == Tok::kFieldA ||
+         t == Tok::kFieldB || t == Tok::kFieldC;
+}
 
 // The dims token `r` sets (value 1 each).
 std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
@@ -53,7 +59,7 @@ std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
   };
   std::optional<uint32_t> small, byte;
   if (r.kind == Tok::kSmall) small = static_cast<uint32_t>(r.y);
-  if (r.kind == Tok::kBegin) small = 0u;
+  if (r.kind == Tok::kBegin || r.kind == Tok::kRomAt) small = 0u;  // null word; a block's imm 0
   if (r.kind == Tok::kHead) byte = static_cast<uint32_t>(r.y);
   if (r.kind == Tok::kMid1 || r.kind == Tok::kMid2 || r.kind == Tok::kTail) byte = static_cast<uint32_t>(r.x);
   group("vnib", 8, 0, small);
@@ -61,6 +67,17 @@ std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
   group("m1nib", 2, 0, r.kind == Tok::kMid1 ? byte : std::nullopt);
   group("m2nib", 2, 0, r.kind == Tok::kMid2 ? byte : std::nullopt);
   group("tnib", 2, 0, r.kind == Tok::kTail ? byte : std::nullopt);
+  // The field value: op + 1 (0 = empty block), the guard or field code; @b clears all to 0.
+  int fx = kFx;
+  if (is_field(r.kind)) fx = r.kind == Tok::kOp ? r.x + 1 : r.x;
+  if (r.kind == Tok::kRomAt) fx = 0;
+  d.push_back(l["fx"].dim(fx));
+  // The ROM block address (8 * hi + lo, rom = 1) at @b; cleared by begin/@m/run.
+  bool sets_addr = addr != 128;
+  int block = r.kind == Tok::kRomAt ? r.x : 0;
+  d.push_back(l["bhi"].dim(sets_addr ? block / 8 : 16));
+  d.push_back(l["blo"].dim(sets_addr ? block % 8 : 8));
+  d.push_back(l["brom"].dim(sets_addr ? (r.kind == Tok::kRomAt ? 1 : 0) : 2));
   CHECK(static_cast<int>(d.size()) == kHotsPerToken);
   return d;
 }
@@ -103,6 +120,42 @@ void current_tap(Builder& b, int il, int h) {
 }
 
 float embed_rms(const Config& c) { return std::sqrt(float(kHotsPerToken) / float(c.hidden_size)); }
+// After L0: the embedding, img_addr (1 hot) and rom_addr (3 hots).
+float l1_rms(const Config& c) { return std::sqrt(float(kHotsPerToken + 4) / float(c.hidden_size)); }
+
+// out_proj scale that turns a read of an n-hot code into ones: the gated norm leaves
+// sqrt(dv / n) at each hot entry, times SiLU(z) = kGate.
+float read_scale(const Config& c, int n_hot) {
+  return 1.0f / (std::sqrt(float(c.linear_value_head_dim) / float(n_hot)) * kGate);
+}
+
+// Head h of layer il: slot 0 is written by tokens that set an address (begin/@m/@b/run),
+// the junk slot by all others; every token reads slot 0 (query constant).
+void address_head(Builder& b, const Layout& l, int il, int h, float rms) {
+  const Config& c = b.config;
+  std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
+  head_basics(b, l, il, h, rms);
+  current_tap(b, il, h);
+  add_constant(b, qkv, q_row(c, h, 0), l, kQuery, rms);
+  add_constant(b, qkv, k_row(c, h, 0), l, kAlpha / 2, rms);
+  b.at(qkv, k_row(c, h, 0), l["addr"].dim(128)) += w(-kAlpha, rms);
+  add_constant(b, qkv, k_row(c, h, kJunkSlot), l, -kAlpha / 2, rms);
+  b.at(qkv, k_row(c, h, kJunkSlot), l["addr"].dim(128)) += w(kAlpha, rms);
+}
+
+// L1 of the ROM: head 1 of L0 holds the block address as hi | lo | rom one-hots.
+void build_rom_address(Builder& b, const Layout& l) {
+  const Config& c = b.config;
+  const int il = kImageAddrLayer, h = 1;
+  const float rms = embed_rms(c);
+  std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
+  address_head(b, l, il, h, rms);
+  for (int j = 0; j < 16; ++j) b.at(qkv, v_row(c, h, j), l["bhi"].dim(j)) = w(kLambda, rms);
+  for (int j = 0; j < 8; ++j) b.at(qkv, v_row(c, h, 16 + j), l["blo"].dim(j)) = w(kLambda, rms);
+  for (int j = 0; j < 2; ++j) b.at(qkv, v_row(c, h, 24 + j), l["brom"].dim(j)) = w(kLambda, rms);
+  for (int j = 0; j < 26; ++j)
+    b.at(b.layer(il) + "linear_attn.out_proj.weight", l["rom_addr"].dim(j), int64_t{h} * 128 + j) = read_scale(c, 3);
+}
 
 // L0: the image address. begin/@m/@b/run write slot 0 with their address code; every
 // token reads slot 0 into img_addr (about 1.0 at the address, 0 elsewhere).
@@ -111,29 +164,36 @@ void build_image_address(Builder& b, const Layout& l) {
   const int il = kImageAddrLayer, h = 0;
   const float rms = embed_rms(c);
   std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
-  head_basics(b, l, il, h, rms);
-  current_tap(b, il, h);
-  add_constant(b, qkv, q_row(c, h, 0), l, kQuery, rms);
-  // k0 = alpha (0.5 - none), k127 = alpha (none - 0.5)
-  add_constant(b, qkv, k_row(c, h, 0), l, kAlpha / 2, rms);
-  b.at(qkv, k_row(c, h, 0), l["addr"].dim(128)) += w(-kAlpha, rms);
-  add_constant(b, qkv, k_row(c, h, kJunkSlot), l, -kAlpha / 2, rms);
-  b.at(qkv, k_row(c, h, kJunkSlot), l["addr"].dim(128)) += w(kAlpha, rms);
+  address_head(b, l, il, h, rms);
   for (int j = 0; j < 128; ++j) b.at(qkv, v_row(c, h, j), l["addr"].dim(j)) = w(kLambda, rms);
-  // Read-out: the gated norm leaves sqrt(dv) at the hot entry, times SiLU(z) = kGate.
-  float out = 1.0f / (std::sqrt(float(c.linear_value_head_dim)) * kGate);
   for (int j = 0; j < 128; ++j)
-    b.at(b.layer(il) + "linear_attn.out_proj.weight", l["img_addr"].dim(j), int64_t{h} * 128 + j) = out;
+    b.at(b.layer(il) + "linear_attn.out_proj.weight", l["img_addr"].dim(j), int64_t{h} * 128 + j) = read_scale(c, 1);
+}
+
+// The value channels of a word, as the memory heads take them: head `small` from a `v`
+// token, head `bytes` from the `h m1 m2 t` the conv assembles.
+void word_values(Builder& b, const Layout& l, int il, int small, int bytes, float rms) {
+  const Config& c = b.config;
+  const int K = c.linear_conv_kernel_dim;
+  std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
+  const char* byte_field[4] = {"hnib", "m1nib", "m2nib", "tnib"};
+  for (int g = 0; g < 8; ++g)
+    for (int n = 0; n < 16; ++n) {
+      int j = 16 * g + n;
+      b.at(qkv, v_row(c, small, j), l["vnib"].dim(17 * g + n)) = w(kLambda, rms);
+      b.at(qkv, v_row(c, bytes, j), l[byte_field[g / 2]].dim(17 * (g % 2) + n)) = w(kLambda, rms);
+      b.conv(il, v_row(c, bytes, j), K - 1) = 0.0f;
+      b.conv(il, v_row(c, bytes, j), g / 2) = 1.0f;  // byte g/2 sits 3 - g/2 tokens back
+    }
 }
 
 // L1: memory. Slot i < 127 is keyed alpha (img_addr_i + vend - 1.5); the junk slot
 // alpha (img_addr_127 - vend + 0.5).
 void build_memory(Builder& b, const Layout& l) {
   const Config& c = b.config;
-  const int il = kMemoryLayer, K = c.linear_conv_kernel_dim;
-  const float rms = std::sqrt(float(kHotsPerToken + 1) / float(c.hidden_size));
+  const int il = kMemoryLayer;
+  const float rms = l1_rms(c);
   std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
-  const char* byte_field[4] = {"hnib", "m1nib", "m2nib", "tnib"};
   for (int h : kMemoryHeads) {
     head_basics(b, l, il, h, rms);
     current_tap(b, il, h);
@@ -146,16 +206,39 @@ void build_memory(Builder& b, const Layout& l) {
     b.at(qkv, k_row(c, h, kJunkSlot), l["vend"].dim(1)) += w(-kAlpha, rms);
     add_constant(b, qkv, k_row(c, h, kJunkSlot), l, 0.5f * kAlpha, rms);
   }
-  for (int g = 0; g < 8; ++g)
-    for (int n = 0; n < 16; ++n) {
-      int j = 16 * g + n;
-      // Head 0: a `v` word, current token. Head 1: byte g/2 of `h m1 m2 t`, which sits
-      // 3 - g/2 tokens back at the `t` that completes it.
-      b.at(qkv, v_row(c, 0, j), l["vnib"].dim(17 * g + n)) = w(kLambda, rms);
-      b.at(qkv, v_row(c, 1, j), l[byte_field[g / 2]].dim(17 * (g % 2) + n)) = w(kLambda, rms);
-      b.conv(il, v_row(c, 1, j), K - 1) = 0.0f;
-      b.conv(il, v_row(c, 1, j), g / 2) = 1.0f;
+  word_values(b, l, il, kMemoryHeads[0], kMemoryHeads[1], rms);
+}
+
+// L1 ROM heads: block slot i is keyed alpha (hi + lo + rom + writes - 3.5), where
+// `writes` is 1 for the head's own field token and for @b (which clears every field to
+// 0); otherwise the key is zero and nothing is written (k = 0 leaves S unchanged).
+void build_rom(Builder& b, const Layout& l) {
+  const Config& c = b.config;
+  const int il = kRomLayer;
+  const float rms = l1_rms(c);
+  std::string qkv = b.layer(il) + "linear_attn.in_proj_qkv.weight";
+  const Tok fields[6] = {Tok::kOp, Tok::kGuard, Tok::kFieldD, Tok::kFieldA, Tok::kFieldB, Tok::kFieldC};
+  const Field& ra = l["rom_addr"];
+  for (int f = 0; f < kRomHeadCount; ++f) {
+    int h = kRomHeads[f];
+    head_basics(b, l, il, h, rms);
+    current_tap(b, il, h);
+    for (int i = 0; i < kBlocks; ++i) {
+      int64_t row = k_row(c, h, i);
+      b.at(qkv, row, ra.dim(i / 8)) += w(kAlpha, rms);
+      b.at(qkv, row, ra.dim(16 + i % 8)) += w(kAlpha, rms);
+      b.at(qkv, row, ra.dim(25)) += w(kAlpha, rms);
+      b.at(qkv, row, l["fam"].dim(static_cast<int>(Tok::kRomAt))) += w(kAlpha, rms);
+      if (f < 6)
+        b.at(qkv, row, l["fam"].dim(static_cast<int>(fields[f]))) += w(kAlpha, rms);
+      else
+        b.at(qkv, row, l["vend"].dim(1)) += w(kAlpha, rms);
+      add_constant(b, qkv, row, l, -3.5f * kAlpha, rms);
     }
+    if (f < 6)
+      for (int j = 0; j < kFx; ++j) b.at(qkv, v_row(c, h, j), l["fx"].dim(j)) = w(kLambda, rms);
+  }
+  word_values(b, l, il, kRomHeads[6], kRomHeads[7], rms);
 }
 
 }  // namespace
@@ -170,13 +253,18 @@ Layout machine_layout() {
   l.add("m1nib", 2 * 17);
   l.add("m2nib", 2 * 17);
   l.add("tnib", 2 * 17);
+  l.add("fx", kFx + 1);     // field value of a ROM field token, none = kFx
+  l.add("bhi", 17);         // ROM block / 8 (16 = none)
+  l.add("blo", 9);          // ROM block % 8 (8 = none)
+  l.add("brom", 3);         // 1: @b (ROM mode), 0: begin/@m/run, 2: none
   l.add("img_addr", 128);   // L0's read of the image address
+  l.add("rom_addr", 26);    // L0's read of the ROM block address: hi 16 | lo 8 | rom 2
   return l;
 }
 
 Config machine_config() {
   Config c;
-  c.hidden_size = 640;
+  c.hidden_size = 768;
   c.num_hidden_layers = 3;
   c.layer_types = {"linear_attention", "linear_attention", "full_attention"};
   c.intermediate_size = 6144;
@@ -200,7 +288,9 @@ Builder build_machine() {
   Layout l = machine_layout();
   build_embedding(b, l);
   build_image_address(b, l);
+  build_rom_address(b, l);
   build_memory(b, l);
+  build_rom(b, l);
   return b;
 }
 

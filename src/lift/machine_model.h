@@ -1,14 +1,20 @@
 // The machine compiled into Qwen3.5 layers (issue 5), built up stage by stage. What exists
-// today is the first stage: the program image's memory words. The prompt's `begin`, `@m A`
-// and value tokens (`v` or `h m1 m2 t`, data tag) write each word into the memory head's
-// recurrent state, which the host reads out (src/host/readout.h); nothing else runs yet.
+// today is the first stage: loading the program image. The prompt's `begin`, `@b N` with
+// its field and immediate tokens, and `@m A` with its value tokens write the ROM and the
+// memory into DeltaNet state, which the host reads out (src/host/readout.h); execution
+// records are not generated yet.
 //
 //   L0  GDN   head 0: image address (1 slot): begin/@m/@b/run write the address code
+//             head 1: ROM block address (hi | lo | rom one-hots), set by @b, cleared by
+//             begin/@m/run
 //   L1  GDN   heads 0-1: global memory, 126 words + null slot 126 + junk slot 127; a word
 //             is 8 one-hot nibbles (128 = dv); value-completing tokens write it at the
 //             address: head 0 takes `v` words, head 1 words of `h m1 m2 t` (the 4-tap conv
 //             assembles them); each write replaces both heads' rows, one with zeros, so a
 //             slot holds the sum of the two
+//             heads 2-9: the ROM, 128 blocks: op (op + 1, 0 = empty), guard, d, a, b, c
+//             codes, and the immediate as a word in two heads like memory; @b writes 0 to
+//             every field of its block, a field token overwrites its own
 //   L2  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
 //
 // docs/design.md §3 has the plan this grows into and the exactness argument.
@@ -26,6 +32,10 @@ namespace qgpu::lift {
 inline constexpr int kImageAddrLayer = 0;
 inline constexpr int kMemoryLayer = 1;
 inline constexpr int kMemoryHeads[2] = {0, 1};
+inline constexpr int kRomLayer = 1;
+// ROM fields op, guard, d, a, b, c, then the immediate's two heads (v words, byte words).
+inline constexpr int kRomHeadCount = 8;
+inline constexpr int kRomHeads[kRomHeadCount] = {2, 3, 4, 5, 6, 7, 8, 9};
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0
 inline constexpr int kJunkSlot = 127;  // the key of every write that must not land
 
