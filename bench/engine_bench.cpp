@@ -2,7 +2,7 @@
 // bandwidth during decode, peak RSS, and this machine's measured read bandwidth. Prints
 // one JSON object. Built with the project, never run by ctest (tests do not time things);
 // bench/run_engine_bench.sh runs it next to llama.cpp on the same GGUF.
-//   engine_bench MODEL [--threads 2] [--prefill 64] [--decode 32] [--dtype bf16]
+//   engine_bench MODEL [--threads 2] [--prefill 64] [--decode 32] [--dtype bf16] [--skip-zero-rows]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -79,8 +79,16 @@ int main(int argc, char** argv) try {
   std::string path = argv[1];
   int threads = 2, n_prefill = 64, n_decode = 32;
   std::optional<DType> dtype;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string k = argv[i], v = argv[i + 1];
+  bool skip_zero_rows = false;
+  for (int i = 2; i < argc; i += 2) {
+    std::string k = argv[i];
+    if (k == "--skip-zero-rows") {
+      skip_zero_rows = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) fail("engine_bench: {} needs a value", k);
+    std::string v = argv[i + 1];
     if (k == "--threads") threads = std::stoi(v);
     else if (k == "--prefill") n_prefill = std::stoi(v);
     else if (k == "--decode") n_decode = std::stoi(v);
@@ -90,7 +98,7 @@ int main(int argc, char** argv) try {
   auto t_load = Clock::now();
   Model m = load_model(path, dtype);
   double load_s = since(t_load);
-  Runtime rt(m, {.threads = threads});
+  Runtime rt(m, {.threads = threads, .skip_zero_rows = skip_zero_rows});
   std::vector<int32_t> prompt(n_prefill);
   for (int i = 0; i < n_prefill; ++i) prompt[i] = (i * 7919 + 13) % m.config.vocab_size;
   std::vector<float> logits;
@@ -118,6 +126,7 @@ int main(int argc, char** argv) try {
   double anon_mb = status_kb("RssAnon:") / 1024.0, file_mb = status_kb("RssFile:") / 1024.0;
   double wb = weight_bytes(m);
   nlohmann::json j{{"model", path}, {"dtype", dtype_name(m.dtype)}, {"threads", threads},
+                   {"skip_zero_rows", skip_zero_rows},
                    {"load_s", load_s},
                    {"prefill_tokens", n_prefill}, {"prefill_tokens_per_s", n_prefill / prefill_s},
                    {"decode_tokens", n_decode}, {"decode_median_ms", median * 1e3},

@@ -67,7 +67,7 @@ TEST_F(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
   std::vector<Launched> ls = launches();
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {
     Model m = load_model(*dir_ / "gpu", t);
-    Runtime rt(m, {.threads = 2});
+    Runtime rt(m, {.threads = 2, .skip_zero_rows = true});
     for (const Launched& l : ls) {
       State s = make_state(m.config);
       std::vector<float> logits;
@@ -108,6 +108,22 @@ TEST_F(MachineModel, ResidualNormIsTheSameAtEveryPosition) {
   for (const char* name : {"embed-1", "attn_residual0", "layer_out0", "layer_out1", "layer_out2"}) {
     auto [lo, hi] = range.at(name);
     EXPECT_LE(hi - lo, 1e-5 * hi) << name << ": norm ranges over [" << lo << ", " << hi << "]";
+  }
+}
+
+TEST_F(MachineModel, SkippingZeroRowsChangesNothing) {
+  Launched l = launches()[0];
+  for (DType t : {DType::f32, DType::bf16}) {
+    Model m = load_model(*dir_ / "gpu", t);
+    std::vector<float> logits[2];
+    State states[2] = {make_state(m.config), make_state(m.config)};
+    for (int skip = 0; skip < 2; ++skip) {
+      Runtime rt(m, {.threads = 2, .skip_zero_rows = skip == 1});
+      rt.forward(states[skip], l.prompt, logits[skip], true);
+    }
+    EXPECT_EQ(logits[0], logits[1]) << dtype_name(t);
+    for (int il = 0; il < m.config.num_hidden_layers; ++il)
+      EXPECT_EQ(states[0].layers[il].recurrent, states[1].layers[il].recurrent) << dtype_name(t) << " layer " << il;
   }
 }
 

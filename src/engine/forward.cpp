@@ -71,6 +71,25 @@ void round_params(DType t, LayerWeights& l) {
   for (float& a : l.linear_attn.a) a = decay_rate_in(t, a);
 }
 
+// Every Linear of the model that has all-zero rows, with its nonzero row blocks.
+void find_zero_rows(const Model& m, std::unordered_map<const void*, std::vector<RowBlock>>& sparse) {
+  auto scan = [&](const Linear& w) {
+    if (!w.w.data || sparse.count(w.w.data)) return;
+    std::vector<RowBlock> blocks = nonzero_row_blocks(w);
+    int64_t kept = 0;
+    for (const RowBlock& b : blocks) kept += b.end - b.begin;
+    if (kept < w.out()) sparse.emplace(w.w.data, std::move(blocks));
+  };
+  for (const LayerWeights& l : m.layers) {
+    const DeltaNetWeights& d = l.linear_attn;
+    const AttentionWeights& a = l.self_attn;
+    for (const Linear* w : {&d.in_proj_qkv, &d.in_proj_z, &d.in_proj_b, &d.in_proj_a, &d.out_proj,
+                            &a.q_proj, &a.k_proj, &a.v_proj, &a.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
+      scan(*w);
+  }
+  scan(m.lm_head);
+}
+
 }  // namespace
 
 float norm_multiplier_in(DType t, float multiplier) {
@@ -82,8 +101,11 @@ float decay_rate_in(DType t, float a) { return -std::exp(round_to(t, std::log(-a
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
             const Exec& ex) {
   CHECK(static_cast<size_t>(T * w.in() * 4) <= s.xq.size());
+  auto sparse = s.sparse.find(w.w.data);
   if (ex.path == MatmulPath::reference)
     matmul_reference(w, x, y, T, s.xq.data());
+  else if (sparse != s.sparse.end())
+    matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, sparse->second);
   else
     matmul_fast(w, x, y, T, s.xq.data(), ex.pool);
   round_act(ex.act, y, T * w.out());
@@ -102,6 +124,7 @@ Runtime::Runtime(const Model& model, RuntimeOptions options)
     for (float& w : norm_) w = norm_multiplier_in(act_, w);
   }
   scratch_ = make_scratch(model_.config, options_.max_batch, pool_.size());
+  if (options_.skip_zero_rows) find_zero_rows(model_, scratch_->sparse);
 }
 
 Runtime::~Runtime() = default;

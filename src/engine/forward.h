@@ -40,6 +40,9 @@ struct RuntimeOptions {
   MatmulPath matmul = MatmulPath::fast;     // the one place the path is chosen
   Rounding rounding = Rounding::llama_cpp;  // the one place the rounding policy is chosen
   int64_t max_batch = 64;                   // tokens per layer pass during prefill
+  // Skip weight rows that are all zero (decided once here, by reading every weight): for
+  // models that are mostly structure, like the compiled machine. Results are unchanged.
+  bool skip_zero_rows = false;
   TraceFn trace;                            // null: no tracing
 };
 

@@ -2,6 +2,7 @@
 // the scratch buffers, allocated once per Runtime and sized for max_batch tokens.
 #pragma once
 
+#include <unordered_map>
 #include <vector>
 
 #include "engine/forward.h"
@@ -22,6 +23,9 @@ struct Runtime::Scratch {
   std::vector<float> head_tmp;  // [Hv][dv] per-head scratch (δ)
   std::vector<float> scores;    // attention scores, grows with the sequence
   std::vector<uint8_t> xq;      // activations rounded to the weight dtype
+  // With skip_zero_rows: a weight's (data pointer's) nonzero row blocks, for weights that
+  // have zero rows.
+  std::unordered_map<const void*, std::vector<RowBlock>> sparse;
 };
 
 // How this Runtime computes: the matmul path, the dtype activations are rounded to at the

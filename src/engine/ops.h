@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "base/thread_pool.h"
 #include "engine/model.h"
@@ -50,6 +51,17 @@ enum class MatmulPath { reference, fast };
 // `xq` is scratch of at least T*in elements of W's dtype (bytes: T*in*dtype_size).
 void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void* xq);
 void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool);
+// A run of output rows [begin, end) of a weight, at most 16 long (one parallel work item).
+struct RowBlock {
+  int64_t begin = 0, end = 0;
+};
+// The rows of w that hold a nonzero weight, as blocks of at most 16; decided once at load
+// for weights that are mostly structure (the compiled machine). Reads the whole weight.
+std::vector<RowBlock> nonzero_row_blocks(const Linear& w);
+// matmul_fast over only these rows; every other output is +0, exactly what the full
+// product gives for a zero row and finite activations (each row's arithmetic is unchanged).
+void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void* xq,
+                      ThreadPool& pool, const std::vector<RowBlock>& blocks);
 // Whether this CPU runs the AVX-512 kernels (else matmul_fast uses portable loops).
 bool cpu_has_avx512_bf16();
 

@@ -145,13 +145,41 @@ bool cpu_has_avx512_bf16() {
 }
 
 void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool) {
-
   quantize_activations(w.w.dtype, x, xq, T * w.in());
   int64_t blocks = (w.out() + 15) / 16;  // 16-row blocks keep 4-row tiles whole
   int64_t work = w.out() * w.in() * T;
   int threads = work < (int64_t{1} << 16) ? 1 : 0;
   pool.parallel_for(blocks, [&](int64_t b0, int64_t b1) {
     rows(w, xq, y, T, b0 * 16, std::min(b1 * 16, w.out()));
+  }, threads);
+}
+
+std::vector<RowBlock> nonzero_row_blocks(const Linear& w) {
+  std::vector<RowBlock> blocks;
+  const int64_t n = w.in(), es = static_cast<int64_t>(dtype_size(w.w.dtype));
+  const auto* bytes = static_cast<const uint8_t*>(w.w.data);
+  for (int64_t o = 0; o < w.out(); ++o) {
+    const uint8_t* row = bytes + o * n * es;
+    bool zero = true;
+    for (int64_t i = 0; i < n * es && zero; ++i) zero = row[i] == 0 || (row[i] == 0x80 && (i + 1) % es == 0);
+    if (zero) continue;  // +0 or -0 everywhere
+    if (!blocks.empty() && blocks.back().end == o && o - blocks.back().begin < 16)
+      blocks.back().end = o + 1;
+    else
+      blocks.push_back({o, o + 1});
+  }
+  return blocks;
+}
+
+void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void* xq,
+                      ThreadPool& pool, const std::vector<RowBlock>& blocks) {
+  std::memset(y, 0, static_cast<size_t>(T * w.out()) * sizeof(float));
+  if (blocks.empty()) return;
+  quantize_activations(w.w.dtype, x, xq, T * w.in());
+  int64_t work = static_cast<int64_t>(blocks.size()) * 16 * w.in() * T;
+  int threads = work < (int64_t{1} << 16) ? 1 : 0;
+  pool.parallel_for(static_cast<int64_t>(blocks.size()), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) rows(w, xq, y, T, blocks[b].begin, blocks[b].end);
   }, threads);
 }
 

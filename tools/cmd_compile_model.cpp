@@ -1,0 +1,32 @@
+// `qgpu compile-model --out DIR [--dtype f32|bf16|f16]`: writes the GPU-only model (the
+// machine compiled into Qwen3.5 layers, src/lift/) as a Hugging Face checkpoint in DIR and
+// as DIR/model.gguf for llama.cpp. Today the model loads the program image (ROM and
+// memory); execution records come with the next stages.
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "commands.h"
+#include "engine/model.h"
+#include "lift/machine_model.h"
+
+namespace qgpu {
+
+void add_compile_model_command(CLI::App& app) {
+  auto out = std::make_shared<std::string>();
+  auto dtype = std::make_shared<std::string>("f32");
+  auto* cmd = app.add_subcommand("compile-model", "Write the GPU-only model (HF checkpoint + GGUF)");
+  cmd->add_option("--out", *out, "Output directory")->required();
+  cmd->add_option("--dtype", *dtype, "Weight dtype: f32 (default), bf16 or f16");
+  cmd->callback([=] {
+    auto t = engine::parse_dtype(*dtype);
+    if (!t) fail("--dtype {}: expected f32, bf16 or f16", *dtype);
+    lift::write_machine_model(*out, *t);
+    engine::Model m = engine::load_model(*out);
+    engine::write_gguf_model(m, *out + "/model.gguf", *t);
+    const engine::Config& c = m.config;
+    fmt::print("wrote {} (HF) and {}/model.gguf: {} layers, hidden {}, vocab {}, {}\n", *out, *out,
+               c.num_hidden_layers, c.hidden_size, c.vocab_size, engine::dtype_name(*t));
+  });
+}
+
+}  // namespace qgpu
