@@ -90,6 +90,40 @@ void find_zero_rows(const Model& m, std::unordered_map<const void*, std::vector<
   scan(m.lm_head);
 }
 
+bool rows_zero(const std::unordered_map<const void*, std::vector<RowBlock>>& sparse,
+               const Linear& w, int64_t begin, int64_t end) {
+  auto it = sparse.find(w.w.data);
+  if (it == sparse.end()) return false;  // no zero rows at all
+  for (const RowBlock& b : it->second)
+    if (b.begin < end && b.end > begin) return false;
+  return true;
+}
+
+// Whole heads, attention layers and MLPs that are provably zero (from the row scan).
+void find_dead_parts(const Model& m, Runtime::Scratch& s) {
+  const Config& c = m.config;
+  const int L = c.num_hidden_layers;
+  s.dead_heads.assign(L, {});
+  s.attention_zero.assign(L, 0);
+  s.mlp_zero.assign(L, 0);
+  for (int il = 0; il < L; ++il) {
+    const LayerWeights& l = m.layers[il];
+    s.mlp_zero[il] = rows_zero(s.sparse, l.down_proj, 0, l.down_proj.out());
+    if (!l.linear) {
+      s.attention_zero[il] = rows_zero(s.sparse, l.self_attn.o_proj, 0, l.self_attn.o_proj.out());
+      continue;
+    }
+    const int64_t dk = c.linear_key_head_dim;
+    const Linear& qkv = l.linear_attn.in_proj_qkv;
+    s.dead_heads[il].assign(c.linear_num_value_heads, 0);
+    for (int j = 0; j < c.linear_num_value_heads; ++j) {
+      int64_t kh = m.key_head_of(j);
+      s.dead_heads[il][j] = rows_zero(s.sparse, qkv, kh * dk, (kh + 1) * dk) &&
+                            rows_zero(s.sparse, qkv, c.key_dim() + kh * dk, c.key_dim() + (kh + 1) * dk);
+    }
+  }
+}
+
 }  // namespace
 
 float norm_multiplier_in(DType t, float multiplier) {
@@ -124,7 +158,10 @@ Runtime::Runtime(const Model& model, RuntimeOptions options)
     for (float& w : norm_) w = norm_multiplier_in(act_, w);
   }
   scratch_ = make_scratch(model_.config, options_.max_batch, pool_.size());
-  if (options_.skip_zero_rows) find_zero_rows(model_, scratch_->sparse);
+  if (options_.skip_zero_rows) {
+    find_zero_rows(model_, scratch_->sparse);
+    find_dead_parts(model_, *scratch_);
+  }
 }
 
 Runtime::~Runtime() = default;
@@ -170,8 +207,12 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const LayerWeights& l = layers_[il];
     rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
+    const bool skip = options_.skip_zero_rows;
     if (l.linear)
-      deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex);
+      deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
+                     skip ? std::span<const uint8_t>(sc.dead_heads[il]) : std::span<const uint8_t>());
+    else if (skip && sc.attention_zero[il])
+      std::fill_n(sc.out.data(), T * H, 0.0f);  // o_proj = 0: the output is 0 whatever it attends
     else
       attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
     trace("mixer_out", il, sc.out.data(), H);
@@ -180,13 +221,17 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
 
     // MLP: down(SiLU(gate a) * up a); a: [T][H], gate/up: [T][I]
     int64_t I = c.intermediate_size;
-    rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);
-    linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, ex);
-    linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, ex);
-    // HF: self.act_fn(self.gate_proj(x)) * self.up_proj(x), each a tensor in the dtype.
-    for (int64_t i = 0; i < T * I; ++i)
-      sc.big1[i] = round_act(act_, round_act(act_, silu(sc.big1[i])) * sc.big2[i]);
-    linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, ex);
+    if (skip && sc.mlp_zero[il]) {
+      std::fill_n(sc.out.data(), T * H, 0.0f);  // down_proj = 0
+    } else {
+      rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);
+      linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, ex);
+      linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, ex);
+      // HF: self.act_fn(self.gate_proj(x)) * self.up_proj(x), each a tensor in the dtype.
+      for (int64_t i = 0; i < T * I; ++i)
+        sc.big1[i] = round_act(act_, round_act(act_, silu(sc.big1[i])) * sc.big2[i]);
+      linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, ex);
+    }
     trace("ffn_out", il, sc.out.data(), H);
     add(sc.x.data(), sc.out.data(), T * H, act_);
     trace("layer_out", il, sc.x.data(), H);

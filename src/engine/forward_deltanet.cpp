@@ -13,6 +13,7 @@
 // Rounding::transformers rounds (to ex.act) the projections, the conv output and its SiLU,
 // β, the recurrence's output and each step of the gated norm; the decay and the recurrence
 // (with the q/k L2 norm) stay f32 as in HF-main's torch kernels.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -66,7 +67,8 @@ void delta_rule(float* S, const float* k, const float* q, const float* v, float 
 }  // namespace
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
-                    float* out, int64_t T, Runtime::Scratch& s, const Exec& ex) {
+                    float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
+                    std::span<const uint8_t> dead_heads) {
   const Config& c = m.config;
   const DeltaNetWeights& w = l.linear_attn;
   const int64_t C = c.conv_dim(), Hk = c.linear_num_key_heads, Hv = c.linear_num_value_heads;
@@ -83,6 +85,8 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
   linear(w.in_proj_a, a, aa, T, s, ex);
 
   const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
+  int64_t live_heads = Hv;
+  for (uint8_t dead : dead_heads) live_heads -= dead;
   for (int64_t t = 0; t < T; ++t) {
     float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
     conv_step(c, w.conv1d, st.conv, u + t * C, cv, ex.act);
@@ -95,6 +99,12 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
     }
     ex.pool.parallel_for(Hv, [&](int64_t j0, int64_t j1) {
       for (int64_t j = j0; j < j1; ++j) {
+        if (!dead_heads.empty() && dead_heads[j]) {
+          // q = k = 0 at every token (their weight rows are zero): S never changes and the
+          // read is 0, which the gated norm keeps 0 (+0 into out_proj, as computed).
+          std::fill_n(y + t * Hv * dv + j * dv, dv, 0.0f);
+          continue;
+        }
         int64_t kh = m.key_head_of(static_cast<int>(j));
         const float* q = cv + kh * dk;
         const float* k = cv + Hk * dk + kh * dk;
@@ -110,7 +120,7 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
         gated_rms_norm(o, w.norm.data(), z + t * Hv * dv + j * dv, o, dv, eps, ex.act);
       }
-    }, Hv * dk * dv < 4096 ? 1 : 0);
+    }, live_heads * dk * dv * 4 < kParallelWork ? 1 : 0);
   }
   linear(w.out_proj, y, out, T, s, ex);
 }

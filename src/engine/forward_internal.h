@@ -2,6 +2,7 @@
 // the scratch buffers, allocated once per Runtime and sized for max_batch tokens.
 #pragma once
 
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct Runtime::Scratch {
   // With skip_zero_rows: a weight's (data pointer's) nonzero row blocks, for weights that
   // have zero rows.
   std::unordered_map<const void*, std::vector<RowBlock>> sparse;
+  // Also decided at load, per layer: DeltaNet value heads that never write or read (q and
+  // k rows zero), attention layers whose o_proj is zero, MLPs whose down_proj is zero.
+  std::vector<std::vector<uint8_t>> dead_heads;
+  std::vector<uint8_t> attention_zero, mlp_zero;
 };
 
 // How this Runtime computes: the matmul path, the dtype activations are rounded to at the
@@ -41,8 +46,10 @@ struct Exec {
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
             const Exec& ex);
 
+// dead_heads (empty: none): value heads whose q and k weight rows are all zero.
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
-                    float* out, int64_t T, Runtime::Scratch& s, const Exec& ex);
+                    float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
+                    std::span<const uint8_t> dead_heads = {});
 void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int64_t n_past,
                      const float* a, float* out, int64_t T, Runtime::Scratch& s, const Exec& ex);
 

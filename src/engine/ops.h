@@ -45,6 +45,10 @@ void rope_neox(float* x, int rot, int64_t pos, double theta, DType act = DType::
 // Rounds count activations into dtype t (bf16/f16 as uint16 bits; f32 copied).
 void quantize_activations(DType t, const float* x, void* xq, int64_t count);
 
+// Multiply-adds below which a loop runs on the calling thread alone: waking the pool costs
+// tens of microseconds on this VM, more than ~0.5 M multiply-adds take.
+inline constexpr int64_t kParallelWork = int64_t{1} << 19;
+
 enum class MatmulPath { reference, fast };
 
 // Y[t][o] = sum_i round(X[t][i]) * W[o][i] for t < T; X: [T][in], Y: [T][out] (f32).

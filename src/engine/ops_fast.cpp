@@ -148,7 +148,7 @@ void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq,
   quantize_activations(w.w.dtype, x, xq, T * w.in());
   int64_t blocks = (w.out() + 15) / 16;  // 16-row blocks keep 4-row tiles whole
   int64_t work = w.out() * w.in() * T;
-  int threads = work < (int64_t{1} << 16) ? 1 : 0;
+  int threads = work < kParallelWork ? 1 : 0;
   pool.parallel_for(blocks, [&](int64_t b0, int64_t b1) {
     rows(w, xq, y, T, b0 * 16, std::min(b1 * 16, w.out()));
   }, threads);
@@ -177,7 +177,7 @@ void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void
   if (blocks.empty()) return;
   quantize_activations(w.w.dtype, x, xq, T * w.in());
   int64_t work = static_cast<int64_t>(blocks.size()) * 16 * w.in() * T;
-  int threads = work < (int64_t{1} << 16) ? 1 : 0;
+  int threads = work < kParallelWork ? 1 : 0;
   pool.parallel_for(static_cast<int64_t>(blocks.size()), [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) rows(w, xq, y, T, blocks[b].begin, blocks[b].end);
   }, threads);
