@@ -120,8 +120,8 @@ TEST_F(CompileCli, OptionErrors) {
     std::string options, err;
   };
   const Case cases[] = {
-      {" --engine model", "--engine model: the compiled model does not exist yet in this build (the layer "
-                          "compiler is not written); use --engine interp"},
+      {" --engine model", "--engine model: the compiled model loads the program image but does not "
+                          "generate execution records yet (issue 5, docs/design.md §3); use --engine interp"},
       {" --engine gpu", "--engine gpu: expected interp or model"},
       {" --dtype f64", "--dtype f64: expected f32, bf16 or f16"},
       {" --dump=asm", "--dump=asm: expected ptx, ir, alloc or blocks"},

@@ -43,8 +43,8 @@ void run_kernel(const RunArgs& r) {
   if (r.engine != "interp" && r.engine != "model") fail("--engine {}: expected interp or model", r.engine);
   if (r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16") fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
   if (r.engine == "model")
-    fail("--engine model: the compiled model does not exist yet in this build (the layer compiler "
-         "is not written); use --engine interp");
+    fail("--engine model: the compiled model loads the program image but does not generate "
+         "execution records yet (issue 5, docs/design.md §3); use --engine interp");
   std::string source = read_text_file(r.file);
   CompiledKernel k = compile_cuda(source, compile_options(r));
   if (!r.dump.empty()) return dump(k, r.dump);
