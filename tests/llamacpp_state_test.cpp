@@ -1,0 +1,306 @@
+// The host reads machine memory out of llama.cpp's recurrent state (issue 5: the GGUF runs
+// the same launches in llama.cpp with identical results). tests/llamacpp/llama_state.mjs
+// evaluates a prompt in llama.cpp (node-llama-cpp 3.21.1) and writes its sequence state;
+// host::read_llama_state turns it into an engine::State. Checked: (a) on tiny random models
+// the state equals our engine's (the mapping of heads, transposes and conv windows); (b) on
+// the GPU-only machine model in f32 and bf16, read_memory / read_rom on llama.cpp's state
+// equal the interpreter's memory and ROM after a real kernel's program image. Needs
+// `npm ci --prefix tests/llamacpp`; without it the tests skip locally and fail under CI.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+#include "base/error.h"
+#include "compiler/compile.h"
+#include "engine/forward.h"
+#include "engine/tiny_model.h"
+#include "gpu/interp.h"
+#include "host/llama_state.h"
+#include "host/readout.h"
+#include "lift/machine_model.h"
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace engine;
+using test_util::TempDir;
+
+std::string harness() { return std::string(QGPU_SOURCE_DIR) + "/tests/llamacpp"; }
+
+bool harness_installed() {
+  return fs::exists(harness() + "/node_modules/node-llama-cpp/package.json") &&
+         std::system("node --version >/dev/null 2>&1") == 0;
+}
+
+#define REQUIRE_HARNESS()                                                                        \
+  do {                                                                                           \
+    if (!harness_installed()) {                                                                  \
+      if (std::getenv("CI")) FAIL() << "node-llama-cpp missing: run npm ci --prefix tests/llamacpp"; \
+      GTEST_SKIP() << "node-llama-cpp not installed (npm ci --prefix tests/llamacpp)";           \
+    }                                                                                            \
+  } while (0)
+
+std::string join(const std::vector<int32_t>& v) {
+  std::string s;
+  for (int32_t t : v) s += (s.empty() ? "" : ",") + std::to_string(t);
+  return s;
+}
+
+// llama.cpp's state after each prompt, written by llama_state.mjs to outs[i] (one node
+// process: the model loads once).
+void run_llama_state(const std::string& gguf, const std::vector<std::vector<int32_t>>& prompts,
+                     const std::vector<std::string>& outs) {
+  std::string cmd = fmt::format("node {}/llama_state.mjs --model '{}' --threads 1", harness(), gguf);
+  for (size_t i = 0; i < prompts.size(); ++i) cmd += fmt::format(" --tokens {} --out '{}'", join(prompts[i]), outs[i]);
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0) << cmd;
+}
+
+// max |a - b| and max |b| over two float arrays of the same size.
+std::pair<double, double> max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double d = 0, m = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    d = std::max(d, std::fabs(double(a[i]) - b[i]));
+    m = std::max(m, std::fabs(double(b[i])));
+  }
+  return {d, m};
+}
+
+// ------------------------------------------------------------ (a) tiny random models
+
+struct TinyCase {
+  std::string name;
+  TinySpec spec;
+};
+
+void PrintTo(const TinyCase& c, std::ostream* os) { *os << c.name; }
+
+class LlamaCppState : public ::testing::TestWithParam<TinyCase> {};
+
+TEST_P(LlamaCppState, RecurrentStateEqualsOurEngine) {
+  REQUIRE_HARNESS();
+  const TinyCase& tc = GetParam();
+  TempDir dir;
+  write_tiny_model(dir / "m", tc.spec);
+  Model hf = load_model(dir / "m", DType::f32);
+  write_gguf_model(hf, dir / "m.gguf", DType::f32);
+  std::vector<int32_t> prompt;
+  for (int i = 0; i < 24; ++i) prompt.push_back((i * 37 + 11) % hf.config.vocab_size);
+  run_llama_state(dir / "m.gguf", {prompt}, {dir / "s.qls"});
+  if (HasFatalFailure()) return;
+
+  Runtime rt(hf, {.threads = 2});
+  State ours = make_state(hf.config);
+  std::vector<float> logits;
+  rt.forward(ours, prompt, logits);
+  const Config& c = hf.config;
+  // Heads in HF order, like `hf`; and in GGUF order, like a model loaded from the GGUF.
+  State theirs = host::read_llama_state(c, dir / "s.qls");
+  EXPECT_EQ(theirs.n_past, ours.n_past);
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    const LayerState &a = theirs.layers[il], &b = ours.layers[il];
+    if (!c.is_linear(il)) {
+      auto [dk, mk] = max_diff(a.keys, b.keys);
+      auto [dv, mv] = max_diff(a.values, b.values);
+      EXPECT_LE(dk, 1e-5 * mk) << tc.name << " layer " << il << " keys";
+      EXPECT_LE(dv, 1e-5 * mv) << tc.name << " layer " << il << " values";
+      continue;
+    }
+    auto [d, m] = max_diff(a.recurrent, b.recurrent);
+    auto [dc, mc] = max_diff(a.conv, b.conv);
+    std::cout << "[ state ] " << tc.name << " layer " << il << ": recurrent max|diff| " << d << " (max|S| " << m
+              << "), conv max|diff| " << dc << " (max " << mc << ")\n";
+    EXPECT_GT(m, 0.0) << tc.name << " layer " << il;
+    EXPECT_LE(d, 1e-5 * m) << tc.name << " layer " << il << " recurrent";
+    EXPECT_LE(dc, 1e-5 * mc) << tc.name << " layer " << il << " conv";
+  }
+  Model gg = load_model(dir / "m.gguf", DType::f32);
+  Runtime rg(gg, {.threads = 2});
+  State ours_tiled = make_state(c);
+  rg.forward(ours_tiled, prompt, logits);
+  State theirs_tiled = host::read_llama_state(c, dir / "s.qls", /*v_heads_tiled=*/true);
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    if (!c.is_linear(il)) continue;
+    auto [d, m] = max_diff(theirs_tiled.layers[il].recurrent, ours_tiled.layers[il].recurrent);
+    auto [dc, mc] = max_diff(theirs_tiled.layers[il].conv, ours_tiled.layers[il].conv);
+    EXPECT_LE(d, 1e-5 * m) << tc.name << " (GGUF head order) layer " << il << " recurrent";
+    EXPECT_LE(dc, 1e-5 * mc) << tc.name << " (GGUF head order) layer " << il << " conv";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tiny, LlamaCppState,
+    ::testing::Values(TinyCase{"LLLF_v2k2", {.layers = "LLLF", .linear_num_key_heads = 2, .linear_num_value_heads = 2}},
+                      TinyCase{"LFL_v4k2", {.layers = "LFL", .linear_num_key_heads = 2, .linear_num_value_heads = 4,
+                                            .seed = 3}}),
+    [](const auto& info) { return info.param.name; });
+
+// A QLS1 file of an all-zero state for config c (the layout llama_state.mjs writes).
+std::string qls1(const Config& c, uint32_t n_past) {
+  std::string b = "QLS1";
+  auto u32 = [&](uint32_t v) { b.append(reinterpret_cast<const char*>(&v), 4); };
+  auto zeros = [&](size_t n) { b.append(4 * n, '\0'); };
+  u32(c.num_hidden_layers);
+  u32(n_past);
+  size_t kv = size_t(n_past) * c.num_key_value_heads * c.head_dim;
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    size_t conv = c.is_linear(il) ? size_t(c.linear_conv_kernel_dim - 1) * c.conv_dim() : 0;
+    size_t rec = c.is_linear(il) ? size_t(c.linear_num_value_heads) * c.linear_key_head_dim * c.linear_value_head_dim : 0;
+    size_t k = c.is_linear(il) ? 0 : kv;
+    for (size_t n : {conv, rec, k, k}) u32(static_cast<uint32_t>(n));
+    zeros(conv + rec + 2 * k);
+  }
+  return b;
+}
+
+TEST(LlamaCppStateFile, MalformedFilesAreOneClearError) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LLF"});
+  const Config c = load_config(dir / "m");
+  std::string good = qls1(c, 3);
+  auto expect_error = [&](const std::string& bytes, const Config& cfg, const std::string& what) {
+    test_util::TempFile f(bytes);
+    try {
+      host::read_llama_state(cfg, f.path.string());
+      ADD_FAILURE() << what << ": no error";
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(f.path.string()), std::string::npos) << msg;
+      EXPECT_NE(msg.find("llama_state.mjs"), std::string::npos) << msg;
+      EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+  };
+  {
+    test_util::TempFile f(good);
+    State s = host::read_llama_state(c, f.path.string());
+    EXPECT_EQ(s.n_past, 3);
+    EXPECT_EQ(s.layers[2].keys.size(), size_t(3) * c.num_key_value_heads * c.head_dim);
+  }
+  expect_error("GGSQ" + good.substr(4), c, "not a QLS1 file");
+  expect_error(good.substr(0, good.size() - 1), c, "truncated");
+  expect_error(good + "x", c, "bytes after the last layer");
+  Config other = c;
+  other.linear_num_value_heads = 2;
+  expect_error(good, other, "the model needs");
+  Config fewer = c;
+  fewer.num_hidden_layers = 2;
+  fewer.layer_types.resize(2);
+  expect_error(good, fewer, "3 layers, the model has 2");
+}
+
+// ------------------------------------------------------------ (b) the machine model
+
+struct Launched {
+  std::vector<int32_t> prompt;
+  MachineState after_image;
+};
+
+// As tests/machine_model_test.cpp builds it: the program image of a compiled kernel.
+Launched image_of(const std::string& kernel_file, std::vector<std::string> args, int grid, int block) {
+  CompileOptions o{.file = kernel_file};
+  o.launch = {grid, 1, block, 1};
+  for (const std::string& a : args) o.args.push_back(parse_kernel_arg(a));
+  CompiledKernel k = compile_cuda(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/" + kernel_file), o);
+  Launched l;
+  for (const Rec& r : encode_image(k.program, k.program.launch)) {
+    l.prompt.push_back(token_id(r));
+    apply(l.after_image, r);
+  }
+  return l;
+}
+
+// The launches of machine_model_test: edge values, then large, negative and small random
+// words (every path of the value assembly).
+std::vector<Launched> launches() {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> any(INT32_MIN, INT32_MAX), small(-256, 511);
+  std::string a = "a=[", b = "b=[";
+  for (int i = 0; i < 24; ++i) {
+    a += (i ? "," : "") + std::to_string(i % 3 ? any(rng) : small(rng));
+    b += (i ? "," : "") + std::to_string(i % 2 ? any(rng) : small(rng));
+  }
+  return {image_of("kernels/vecadd.cu", {"a=[-5,7,1000,-2147483647,2147483647]", "b=[5,-8,24,-1,1]",
+                                         "c=[0,0,0,0,0]", "n=5"}, 2, 3),
+          image_of("kernels/vecadd.cu", {a + "]", b + "]", "c=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]", "n=24"}, 6, 4)};
+}
+
+class LlamaCppMachine : public ::testing::TestWithParam<DType> {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    lift::write_machine_model(*dir_ / "gpu", DType::f32);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static TempDir* dir_;
+};
+TempDir* LlamaCppMachine::dir_ = nullptr;
+
+TEST_P(LlamaCppMachine, ImageReadOutOfLlamaCppEqualsTheInterpreter) {
+  REQUIRE_HARNESS();
+  const DType t = GetParam();
+  const std::string gguf = *dir_ / fmt::format("model-{}.gguf", dtype_name(t));
+  write_gguf_model(load_model(*dir_ / "gpu"), gguf, t);
+  std::vector<Launched> ls = launches();
+  std::vector<std::vector<int32_t>> prompts;
+  std::vector<std::string> outs;
+  for (size_t i = 0; i < ls.size(); ++i) {
+    prompts.push_back(ls[i].prompt);
+    outs.push_back(*dir_ / fmt::format("{}-{}.qls", dtype_name(t), i));
+  }
+  run_llama_state(gguf, prompts, outs);
+  std::filesystem::remove(gguf);
+  if (HasFatalFailure()) return;
+
+  Model m = load_model(*dir_ / "gpu", t);
+  Runtime rt(m, {.threads = 2, .skip_zero_rows = true});
+  for (size_t i = 0; i < ls.size(); ++i) {
+    const Launched& l = ls[i];
+    const std::string what = fmt::format("{} launch {}", dtype_name(t), i);
+    State s = host::read_llama_state(m.config, outs[i]);
+    EXPECT_EQ(s.n_past, static_cast<int64_t>(l.prompt.size())) << what;
+    std::vector<std::optional<uint32_t>> mem = host::read_memory(m, s);
+    int checked = 0;
+    for (int a = 0; a < kMemWords; ++a) {
+      if (!l.after_image.mem_written[a]) {
+        EXPECT_FALSE(mem[a].has_value()) << what << ": word " << a << " was never written";
+        continue;
+      }
+      ASSERT_TRUE(mem[a].has_value()) << what << ": word " << a;
+      EXPECT_EQ(*mem[a], l.after_image.mem[a]) << what << ": word " << a;
+      ++checked;
+    }
+    EXPECT_GT(checked, 10) << what;
+    std::array<RomSlot, kBlocks> rom = host::read_rom(m, s);
+    int blocks = 0;
+    for (int blk = 0; blk < kBlocks; ++blk) {
+      EXPECT_TRUE(rom[blk] == l.after_image.rom[blk]) << what << ": ROM block " << blk;
+      blocks += !(rom[blk] == RomSlot{});
+    }
+    EXPECT_GT(blocks, 3) << what;
+
+    // The state itself against our engine's in the same dtype (llama.cpp's rounding policy:
+    // matmul inputs rounded to the weight type), for the record.
+    State ours = make_state(m.config);
+    std::vector<float> logits;
+    rt.forward(ours, l.prompt, logits);
+    for (int il : {lift::kImageAddrLayer, lift::kMemoryLayer}) {
+      auto [d, mx] = max_diff(s.layers[il].recurrent, ours.layers[il].recurrent);
+      std::cout << "[ state ] machine " << what << " layer " << il << ": max|llama.cpp - ours| " << d
+                << " (max|S| " << mx << "); " << checked << " memory words, all " << kBlocks << " ROM blocks ("
+                << blocks << " written) equal the interpreter's\n";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Machine, LlamaCppMachine, ::testing::Values(DType::f32, DType::bf16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+}  // namespace
+}  // namespace qgpu
