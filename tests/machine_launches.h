@@ -20,10 +20,11 @@ struct Launched {
 // The program image of kernel_file compiled with args, as tokens, and the interpreter's
 // state after consuming it.
 inline Launched image_of(const std::string& kernel_file, std::vector<std::string> args, int grid, int block) {
-  CompileOptions o{.file = kernel_file};
+  const std::string path = std::string(QGPU_SOURCE_DIR) + "/" + kernel_file;
+  CompileOptions o{.file = path};  // clang reads the file itself: absolute, whatever the cwd
   o.launch = {grid, 1, block, 1};
   for (const std::string& a : args) o.args.push_back(parse_kernel_arg(a));
-  CompiledKernel k = compile_cuda(read_file(std::string(QGPU_SOURCE_DIR) + "/" + kernel_file), o);
+  CompiledKernel k = compile_cuda(read_file(path), o);
   Launched l;
   for (const Rec& r : encode_image(k.program, k.program.launch)) {
     l.prompt.push_back(token_id(r));
