@@ -62,15 +62,6 @@ uint64_t get_uint_or(const GgufFile& g, const std::string& k, uint64_t def) {
 // An f32 value as the decimal it was written from (1e-6, not 9.99999997e-07).
 double decimal(double f32) { return std::stod(fmt::format("{}", static_cast<float>(f32))); }
 
-const char* torch_dtype(DType t) {
-  switch (t) {
-    case DType::f32: return "float32";
-    case DType::bf16: return "bfloat16";
-    case DType::f16: return "float16";
-  }
-  return "float32";
-}
-
 // The config.json a HF checkpoint of this model would have; parse_config validates it.
 json config_json(const GgufFile& g, const TensorView& embed, bool tied) {
   std::string path = g.file.path();
@@ -106,7 +97,7 @@ json config_json(const GgufFile& g, const TensorView& embed, bool tied) {
       {"full_attention_interval", get_uint_or(g, key("full_attention_interval"), 4)},
       {"max_position_embeddings", g.get_uint(key("context_length"))},
       {"tie_word_embeddings", tied},
-      {"dtype", torch_dtype(embed.dtype)},
+      {"dtype", torch_dtype_name(embed.dtype)},
   };
   std::vector<bool> rec = recurrent_layers(g, n_layer);
   if (!rec.empty()) {

@@ -22,6 +22,15 @@ const char* dtype_name(DType t) {
   return "?";
 }
 
+const char* torch_dtype_name(DType t) {
+  switch (t) {
+    case DType::f32: return "float32";
+    case DType::bf16: return "bfloat16";
+    case DType::f16: return "float16";
+  }
+  return "?";
+}
+
 std::optional<DType> parse_dtype(std::string_view s) {
   if (s == "f32") return DType::f32;
   if (s == "bf16") return DType::bf16;

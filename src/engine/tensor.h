@@ -19,6 +19,7 @@ enum class DType : uint8_t { f32, bf16, f16 };
 
 size_t dtype_size(DType t);                             // bytes per element
 const char* dtype_name(DType t);                        // "f32", "bf16", "f16"
+const char* torch_dtype_name(DType t);                  // config.json's "float32", "bfloat16", "float16"
 std::optional<DType> parse_dtype(std::string_view s);   // accepts f32/bf16/f16 (lowercase)
 
 // bf16 and f16 conversions, round-to-nearest-even (what torch and ggml do); NaN stays NaN.

@@ -81,7 +81,7 @@ Config tiny_config(const TinySpec& s, int vocab) {
   c.linear_key_head_dim = s.linear_key_head_dim;
   c.linear_value_head_dim = s.linear_value_head_dim;
   c.tie_word_embeddings = s.tie_word_embeddings;
-  c.dtype = s.dtype == DType::f32 ? "float32" : s.dtype == DType::bf16 ? "bfloat16" : "float16";
+  c.dtype = torch_dtype_name(s.dtype);
   for (char l : s.layers) {
     if (l != 'L' && l != 'F') fail("tiny model: layer pattern '{}' may only hold L and F", s.layers);
     c.layer_types.push_back(l == 'L' ? "linear_attention" : "full_attention");

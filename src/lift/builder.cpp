@@ -95,7 +95,7 @@ void Builder::write(const std::string& dir, engine::DType dtype, const std::stri
   for (const auto& d : data) views.push_back(d.view());
   engine::write_safetensors_dir(dir, views);
   engine::Config c = config;
-  c.dtype = dtype == engine::DType::f32 ? "float32" : dtype == engine::DType::bf16 ? "bfloat16" : "float16";
+  c.dtype = engine::torch_dtype_name(dtype);
   write_file_atomic(dir + "/config.json", [&](std::ostream& o) { o << engine::config_to_json(c).dump(2) << "\n"; });
   write_file_atomic(dir + "/tokenizer.json", [&](std::ostream& o) { o << tokenizer_json; });
 }
