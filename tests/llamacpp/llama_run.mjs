@@ -20,21 +20,14 @@
 // Usage:
 //   node llama_run.mjs --model F.gguf --tokens 1,2,3 [--generate N] [--threads 1] [--batch B]
 //   node llama_run.mjs --model F.gguf --bench --prefill 128 --decode 64 [--threads 1]
-import {getLlama, LlamaLogLevel, LlamaModel, readGgufFileInfo} from "node-llama-cpp";
+import {getLlama, LlamaLogLevel} from "node-llama-cpp";
+import {cliFail, fileFacts, parseInt10 as parseIntFor, parseTokens, refuseTokenizer} from "./common.mjs";
 
 const USAGE = "usage: node llama_run.mjs --model F.gguf (--tokens 1,2,3 [--generate N] | --bench --prefill N --decode M)" +
     " [--threads T] [--batch B] [--context C]";
 
-function fail(message) {
-    process.stderr.write(`llama_run: ${message}\n${USAGE}\n`);
-    process.exit(2);
-}
-
-function parseInt10(name, text, min) {
-    const v = Number(text);
-    if (!Number.isInteger(v) || v < min) fail(`${name} must be an integer >= ${min}, got '${text}'`);
-    return v;
-}
+const fail = cliFail("llama_run", USAGE);
+const parseInt10 = (name, text, min) => parseIntFor(fail, name, text, min);
 
 function parseArgs(argv) {
     const a = {model: null, tokens: null, generate: 0, threads: 1, batch: null, context: null,
@@ -42,7 +35,7 @@ function parseArgs(argv) {
     for (let i = 0; i < argv.length; i++) {
         const flag = argv[i], value = () => (i + 1 < argv.length ? argv[++i] : fail(`${flag} needs a value`));
         if (flag === "--model") a.model = value();
-        else if (flag === "--tokens") a.tokens = value().split(",").filter((s) => s !== "").map((s) => parseInt10("a token", s, 0));
+        else if (flag === "--tokens") a.tokens = parseTokens(fail, value());
         else if (flag === "--generate") a.generate = parseInt10("--generate", value(), 0);
         else if (flag === "--threads") a.threads = parseInt10("--threads", value(), 1);
         else if (flag === "--batch") a.batch = parseInt10("--batch", value(), 1);
@@ -57,25 +50,6 @@ function parseArgs(argv) {
     return a;
 }
 
-// The vocabulary size (token_embd.weight rows) and whether the file has a vocabulary.
-async function fileFacts(path) {
-    const info = await readGgufFileInfo(path, {logWarnings: false,
-        ignoreKeys: ["tokenizer.ggml.tokens", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"]});
-    const embd = info.fullTensorInfo?.find((t) => t.name === "token_embd.weight") ??
-        info.tensorInfo?.find((t) => t.name === "token_embd.weight");
-    if (!embd) fail(`${path}: no token_embd.weight tensor`);
-    const kind = info.metadata?.tokenizer?.ggml?.model;
-    return {nVocab: Number(embd.dimensions[1]), noVocab: kind === "none" || kind === "no_vocab"};
-}
-
-// Without a vocabulary node-llama-cpp's native tokenizer aborts the process; make the JS
-// entry points throw instead (only for such files: a real vocabulary keeps them).
-function refuseTokenizer() {
-    const refuse = () => { throw new Error("llama_run: this GGUF has no vocabulary; pass token ids"); };
-    LlamaModel.prototype.tokenize = refuse;
-    LlamaModel.prototype.detokenize = refuse;
-}
-
 async function timed(timing, name, fn) {
     const t0 = performance.now();
     const result = await fn();
@@ -84,8 +58,8 @@ async function timed(timing, name, fn) {
 }
 
 async function open(args, timing, contextSize) {
-    const facts = await timed(timing, "readGgufFileInfo", () => fileFacts(args.model));
-    if (facts.noVocab) refuseTokenizer();
+    const facts = await timed(timing, "readGgufFileInfo", () => fileFacts(fail, args.model));
+    if (facts.noVocab) refuseTokenizer("llama_run");
     const llama = await timed(timing, "getLlama", () => getLlama({gpu: false, build: "never", logLevel: LlamaLogLevel.error,
         progressLogs: false, maxThreads: args.threads}));
     const model = await timed(timing, "loadModel", () => llama.loadModel({modelPath: args.model, gpuLayers: 0,

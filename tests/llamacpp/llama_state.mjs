@@ -49,20 +49,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {getLlama, LlamaLogLevel, LlamaModel, readGgufFileInfo} from "node-llama-cpp";
+import {getLlama, LlamaLogLevel, readGgufFileInfo} from "node-llama-cpp";
+import {cliFail, fileFacts as headerFacts, parseInt10 as parseIntFor, parseTokens, refuseTokenizer} from "./common.mjs";
 
 const USAGE = "usage: node llama_state.mjs --model F.gguf (--tokens 1,2,3 --out STATE.bin [--raw RAW])... [--threads T]";
 
-function fail(message) {
-    process.stderr.write(`llama_state: ${message}\n${USAGE}\n`);
-    process.exit(2);
-}
-
-function parseInt10(name, text, min) {
-    const v = Number(text);
-    if (!Number.isInteger(v) || v < min) fail(`${name} must be an integer >= ${min}, got '${text}'`);
-    return v;
-}
+const fail = cliFail("llama_state", USAGE);
+const parseInt10 = (name, text, min) => parseIntFor(fail, name, text, min);
 
 function parseArgs(argv) {
     const a = {model: null, prompts: [], threads: 1};
@@ -74,7 +67,7 @@ function parseArgs(argv) {
     for (let i = 0; i < argv.length; i++) {
         const flag = argv[i], value = () => (i + 1 < argv.length ? argv[++i] : fail(`${flag} needs a value`));
         if (flag === "--model") a.model = value();
-        else if (flag === "--tokens") a.prompts.push({tokens: value().split(",").filter((s) => s !== "").map((s) => parseInt10("a token", s, 0)),
+        else if (flag === "--tokens") a.prompts.push({tokens: parseTokens(fail, value()),
             out: null, raw: null});
         else if (flag === "--out") last(flag).out = value();
         else if (flag === "--raw") last(flag).raw = value();
@@ -90,24 +83,11 @@ function parseArgs(argv) {
     return a;
 }
 
-// What the file says: vocabulary size and kind, layer count, which layers are recurrent.
+// The header facts (common.mjs), with the block count this script needs.
 async function fileFacts(file) {
-    const info = await readGgufFileInfo(file, {logWarnings: false,
-        ignoreKeys: ["tokenizer.ggml.tokens", "tokenizer.ggml.token_type", "tokenizer.ggml.merges"]});
-    const embd = info.fullTensorInfo?.find((t) => t.name === "token_embd.weight") ??
-        info.tensorInfo?.find((t) => t.name === "token_embd.weight");
-    if (!embd) fail(`${file}: no token_embd.weight tensor`);
-    const kind = info.metadata?.tokenizer?.ggml?.model;
-    const arch = info.metadata?.general?.architecture;
-    const nLayer = Number(info.metadata?.[arch]?.block_count);
-    if (!Number.isInteger(nLayer) || nLayer <= 0) fail(`${file}: no ${arch}.block_count`);
-    return {nVocab: Number(embd.dimensions[1]), noVocab: kind === "none" || kind === "no_vocab", nLayer};
-}
-
-function refuseTokenizer() {
-    const refuse = () => { throw new Error("llama_state: this GGUF has no vocabulary; pass token ids"); };
-    LlamaModel.prototype.tokenize = refuse;
-    LlamaModel.prototype.detokenize = refuse;
+    const f = await headerFacts(fail, file);
+    if (!Number.isInteger(f.nLayer) || f.nLayer <= 0) fail(`${file}: no ${f.arch}.block_count`);
+    return f;
 }
 
 // A bounds-checked little-endian reader over the raw file; errors name the offset.
@@ -240,7 +220,7 @@ function writeOurs(file, nLayer, nPast, layers) {
 
 async function main(args) {
     const facts = await fileFacts(args.model);
-    if (facts.noVocab) refuseTokenizer();
+    if (facts.noVocab) refuseTokenizer("llama_state");
     for (const p of args.prompts)
         for (const t of p.tokens) if (t >= facts.nVocab) fail(`token ${t} is outside the vocabulary (${facts.nVocab})`);
     const kinds = await layerKinds(args.model, facts.nLayer);
