@@ -27,7 +27,7 @@ using qgpu::test_util::TempFile;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A file in the temp folder, removed when the test ends.
+// The quoted path of examples/NAME.qasm.
 std::string example(std::string_view name) {
   return "'" + std::string(QGPU_SOURCE_DIR) + "/examples/" + std::string(name) + ".qasm'";
 }

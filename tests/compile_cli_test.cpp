@@ -28,7 +28,7 @@ using qgpu::test_util::TempFile;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// A file in the temp folder with the given suffix, removed when the test ends.
+// A kernel with a loop and a guard, launched over 2 blocks by kArgs.
 constexpr std::string_view kPrefix = R"(
 extern "C" __global__ void prefix(const int *x, int *out, int n) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;

@@ -12,6 +12,7 @@
 #include "engine/forward.h"
 #include "engine/generate.h"
 #include "engine/tiny_model.h"
+#include "engine_checks.h"
 #include "test_util.h"
 
 namespace qgpu::engine {
@@ -33,18 +34,7 @@ const std::vector<int32_t> kTokens = {5, 17, 300, 42, 42, 7, 250, 1, 99, 370, 3,
 TEST(Engine, PrefillEqualsOneTokenDecodeBitForBit) {
   TempDir dir;
   write_tiny_model(dir / "m", {.layers = "LFLLF"});
-  Model m = load_model(dir / "m");
-  std::vector<float> all = run(m, kTokens, MatmulPath::fast, /*max_batch=*/5);
-  Runtime rt(m, {.threads = 2});
-  State s = make_state(m.config);
-  std::vector<float> logits;
-  const int64_t V = m.config.vocab_size;
-  for (size_t t = 0; t < kTokens.size(); ++t) {
-    rt.forward(s, std::span<const int32_t>(&kTokens[t], 1), logits);
-    for (int64_t v = 0; v < V; ++v)
-      ASSERT_EQ(logits[v], all[t * V + v]) << "position " << t << " token " << v;
-  }
-  EXPECT_EQ(s.n_past, static_cast<int64_t>(kTokens.size()));
+  test_util::expect_prefill_equals_decode(load_model(dir / "m"), {.threads = 2}, kTokens);
 }
 
 TEST(Engine, FastPathEqualsReferenceInEveryDtype) {

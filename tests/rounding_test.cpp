@@ -17,6 +17,7 @@
 #include "engine/forward_internal.h"
 #include "engine/safetensors.h"
 #include "engine/tiny_model.h"
+#include "engine_checks.h"
 #include "test_util.h"
 
 namespace qgpu::engine {
@@ -257,17 +258,8 @@ TEST(Rounding, LowPrecisionTransformersPolicyDiffersFromLlamaButStaysCloseToF32)
 TEST(Rounding, TransformersPolicyPrefillEqualsOneTokenDecodeBitForBit) {
   TempDir dir;
   write_tiny_model(dir / "m", {.layers = "LFLLF", .dtype = DType::bf16});
-  Model m = load_model(dir / "m");
-  std::vector<float> all = run(m, Rounding::transformers, MatmulPath::fast, /*max_batch=*/5);
-  Runtime rt(m, {.threads = 2, .rounding = Rounding::transformers});
-  State s = make_state(m.config);
-  std::vector<float> logits;
-  const int64_t V = m.config.vocab_size;
-  for (size_t t = 0; t < kTokens.size(); ++t) {
-    rt.forward(s, std::span<const int32_t>(&kTokens[t], 1), logits);
-    for (int64_t v = 0; v < V; ++v)
-      ASSERT_EQ(logits[v], all[t * V + v]) << "position " << t << " token " << v;
-  }
+  test_util::expect_prefill_equals_decode(load_model(dir / "m"),
+                                          {.threads = 2, .rounding = Rounding::transformers}, kTokens);
 }
 
 // Every rounding point at once: the engine against the twin, bit for bit, in bf16 and f16,
