@@ -19,7 +19,7 @@
 namespace qgpu::engine {
 namespace {
 
-std::unique_ptr<Runtime::Scratch> make_scratch(const Config& c, int64_t T, int threads) {
+std::unique_ptr<Runtime::Scratch> make_scratch(const Config& c, int64_t T) {
   auto s = std::make_unique<Runtime::Scratch>();
   int64_t H = c.hidden_size, I = c.intermediate_size;
   int64_t qg = int64_t{c.num_attention_heads} * c.head_dim * 2;
@@ -39,7 +39,6 @@ std::unique_ptr<Runtime::Scratch> make_scratch(const Config& c, int64_t T, int t
   s->small2.resize(T * std::max(1, c.linear_num_value_heads));
   s->conv_out.resize(c.conv_dim());
   s->head_tmp.resize(static_cast<size_t>(c.value_dim()));
-  (void)threads;
   s->xq.resize(static_cast<size_t>(T * widest_in * 4));
   return s;
 }
@@ -157,7 +156,7 @@ Runtime::Runtime(const Model& model, RuntimeOptions options)
     for (LayerWeights& l : layers_) round_params(act_, l);
     for (float& w : norm_) w = norm_multiplier_in(act_, w);
   }
-  scratch_ = make_scratch(model_.config, options_.max_batch, pool_.size());
+  scratch_ = make_scratch(model_.config, options_.max_batch);
   if (options_.skip_zero_rows) {
     find_zero_rows(model_, scratch_->sparse);
     find_dead_parts(model_, *scratch_);

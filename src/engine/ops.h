@@ -54,6 +54,9 @@ enum class MatmulPath { reference, fast };
 // Y[t][o] = sum_i round(X[t][i]) * W[o][i] for t < T; X: [T][in], Y: [T][out] (f32).
 // `xq` is scratch of at least T*in elements of W's dtype (bytes: T*in*dtype_size).
 void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void* xq);
+// Rows [o0, o1) of the reference product from activations already rounded (xq); the fast
+// path's fallback on CPUs without AVX-512 BF16.
+void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1);
 void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool);
 // A run of output rows [begin, end) of a weight, at most 16 long (one parallel work item).
 struct RowBlock {

@@ -115,20 +115,8 @@ void rows_avx512(const Linear& w, const void* xq, float* y, int64_t T, int64_t o
   }
 }
 
-// Portable rows [o0, o1): the reference's arithmetic, row-blocked.
-void rows_portable(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1) {
-  int64_t n = w.in(), n_out = w.out();
-  TensorView xv{"x", w.w.dtype, {T, n}, xq};
-  for (int64_t t = 0; t < T; ++t)
-    for (int64_t o = o0; o < o1; ++o) {
-      float acc = 0;
-      for (int64_t i = 0; i < n; ++i) acc += xv.at(t * n + i) * w.w.at(o * n + i);
-      y[t * n_out + o] = acc;
-    }
-}
-
 void rows(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1) {
-  if (!cpu_has_avx512_bf16()) return rows_portable(w, xq, y, T, o0, o1);
+  if (!cpu_has_avx512_bf16()) return matmul_rows_reference(w, xq, y, T, o0, o1);
   switch (w.w.dtype) {
     case DType::f32: return rows_avx512<DType::f32>(w, xq, y, T, o0, o1);
     case DType::bf16: return rows_avx512<DType::bf16>(w, xq, y, T, o0, o1);
