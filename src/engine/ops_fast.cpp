@@ -2,7 +2,7 @@
 // 4 weight rows x 4 tokens (decode: 4 rows x 1 token) accumulate in AVX-512 registers,
 // bf16 with vdpbf16ps, f16 and f32 with FMA. Activations were rounded to the weight dtype
 // first (quantize_activations), exactly as in the reference, so the two differ only in
-// summation order. CPUs without AVX-512 BF16 take the portable loop (auto-vectorised).
+// summation order. CPUs without AVX-512 BF16 run the reference row loop.
 // GCC 12 at -O2 flags its own _mm512_undefined_* helpers as uninitialized when the
 // reductions inline (a false positive in avx512fintrin.h); nothing of ours is.
 #pragma GCC diagnostic ignored "-Wuninitialized"
