@@ -2,7 +2,9 @@
 // the interpreter's state after them (machine_model_test, llamacpp_state_test).
 #pragma once
 
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,58 @@ inline std::vector<Launched> image_launches() {
   return {image_of("kernels/vecadd.cu", {"a=[-5,7,1000,-2147483647,2147483647]", "b=[5,-8,24,-1,1]",
                                          "c=[0,0,0,0,0]", "n=5"}, 2, 3),
           image_of("kernels/vecadd.cu", {a + "]", b + "]", "c=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]", "n=24"}, 6, 4)};
+}
+
+// A launch fed record by record (teacher forcing): every token, prompt then generated
+// records, and the interpreter's state after each.
+struct Forced {
+  std::string name;
+  std::vector<int32_t> tokens;
+  std::vector<MachineState> after;
+  size_t prompt_size = 0;
+};
+
+// "--grid 3 --block 4,2" -> {3, 1} or {4, 2}.
+inline std::pair<int, int> dims_of(const std::string& text) {
+  size_t comma = text.find(',');
+  if (comma == std::string::npos) return {std::stoi(text), 1};
+  return {std::stoi(text.substr(0, comma)), std::stoi(text.substr(comma + 1))};
+}
+
+// Case `index` of corpus kernel `name` (its `// run:` lines), compiled and run by the
+// interpreter, as a teacher-forced launch.
+inline Forced corpus_forced(const std::string& name, int index) {
+  const std::string path = std::string(QGPU_SOURCE_DIR) + "/kernels/" + name + ".cu";
+  const std::string source = read_file(path);
+  std::istringstream lines(source);
+  std::string line, run;
+  for (int seen = 0; std::getline(lines, line);)
+    if (line.rfind("// run: ", 0) == 0 && seen++ == index) run = line.substr(8);
+  EXPECT_FALSE(run.empty()) << name << " has no case " << index;
+  CompileOptions o{.file = path};
+  std::istringstream words(run);
+  for (std::string flag, value; words >> flag >> value;) {
+    if (flag == "--grid") std::tie(o.launch.grid_x, o.launch.grid_y) = dims_of(value);
+    if (flag == "--block") std::tie(o.launch.block_x, o.launch.block_y) = dims_of(value);
+    if (flag == "--arg") o.args.push_back(parse_kernel_arg(value));
+    if (flag == "--kernel") o.kernel = value;
+  }
+  CompiledKernel k = compile_cuda(source, o);
+  Forced f{.name = name + "#" + std::to_string(index)};
+  MachineState s;
+  for (const Rec& r : encode_image(k.program, k.program.launch)) {
+    apply(s, r);
+    f.tokens.push_back(token_id(r));
+    f.after.push_back(s);
+  }
+  f.prompt_size = f.tokens.size();
+  while (s.phase == Phase::kRunning) {
+    Rec r = next_record(s);
+    apply(s, r);
+    f.tokens.push_back(token_id(r));
+    f.after.push_back(s);
+  }
+  return f;
 }
 
 }  // namespace qgpu::test_util

@@ -1,5 +1,5 @@
-// A memory slot is the sum of the two memory heads' rows (one of them is zero). Each of the
-// 8 nibble groups must hold one entry near the code's value and fifteen near zero.
+// A word is a row of 8 one-hot nibble groups: one entry near the row's peak and fifteen near
+// zero in each. Codes are checked, never repaired: a bad row is a divergence and an Error.
 #include "host/readout.h"
 
 #include <algorithm>
@@ -13,16 +13,12 @@ namespace qgpu::host {
 
 namespace {
 
-// Row `slot` of the listed heads of layer il, summed.
-std::vector<float> state_row(const engine::Model& m, const engine::State& s, int il,
-                             std::span<const int> heads, int slot) {
+// Row `slot` of head h of layer il.
+std::vector<float> state_row(const engine::Model& m, const engine::State& s, int il, int h, int slot) {
   const int dv = m.config.linear_value_head_dim;
-  std::vector<float> row(dv, 0.0f);
-  for (int h : heads) {
-    std::span<const float> S = s.recurrent(m.config, il, h);
-    for (int j = 0; j < dv; ++j) row[j] += S[static_cast<size_t>(slot) * dv + j];
-  }
-  return row;
+  std::span<const float> S = s.recurrent(m.config, il, h);
+  auto first = S.begin() + static_cast<std::ptrdiff_t>(slot) * dv;
+  return std::vector<float>(first, first + dv);
 }
 
 bool all_zero(const std::vector<float>& row) {
@@ -59,7 +55,7 @@ uint32_t decode_word(const std::vector<float>& row, const std::string& what) {
 std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const engine::State& s) {
   std::vector<std::optional<uint32_t>> words(kMemWords);
   for (int a = 0; a < kMemWords; ++a) {
-    std::vector<float> row = state_row(m, s, lift::kMemoryLayer, lift::kMemoryHeads, a);
+    std::vector<float> row = state_row(m, s, lift::kMemoryLayer, lift::kMemoryHead, a);
     if (!all_zero(row)) words[a] = decode_word(row, fmt::format("memory word {}", a));
   }
   return words;
@@ -69,7 +65,7 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
   std::array<RomSlot, kBlocks> rom{};
   const int il = lift::kRomLayer;
   for (int blk = 0; blk < kBlocks; ++blk) {
-    auto field = [&](int f) { return state_row(m, s, il, std::span<const int>(&lift::kRomHeads[f], 1), blk); };
+    auto field = [&](int f) { return state_row(m, s, il, lift::kRomHeads[f], blk); };
     std::vector<float> op = field(0);
     if (all_zero(op)) continue;  // never written
     auto code = [&](int f, const char* name) {
@@ -84,10 +80,37 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
     slot.a = code(3, "a");
     slot.b = code(4, "b");
     slot.c = code(5, "c");
-    slot.imm = decode_word(state_row(m, s, il, std::span<const int>(&lift::kRomHeads[6], 2), blk),
-                           fmt::format("ROM block {} imm", blk));
+    slot.imm = decode_word(field(6), fmt::format("ROM block {} imm", blk));
   }
   return rom;
+}
+
+Rec read_step(const engine::Model& m, const engine::State& s) {
+  std::vector<float> row = state_row(m, s, lift::kControlLayer, lift::kStepHead, 0);
+  if (all_zero(row)) fail("the step head was never written (no 'begin')");
+  float peak = peak_of(row);
+  int w = one_hot(row, 0, kWarps, peak, "step warp");
+  int hi = one_hot(row, 4, 16, peak, "step block / 8");
+  int lo = one_hot(row, 20, 8, peak, "step block % 8");
+  int mask = 0;
+  for (int l = 0; l < kLanes; ++l)
+    if (one_hot(row, 28 + 2 * l, 2, peak, fmt::format("step lane {}", l)) == 0) mask |= 1 << l;
+  return Rec{Tok::kSched, w, 8 * hi + lo, mask};
+}
+
+std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code) {
+  std::optional<uint32_t> first;
+  for (int port = 0; port < lift::kPorts; ++port) {
+    std::string what = fmt::format("warp {} lane {} {}{} (port {})", warp, lane, code <= kRegs ? "r" : "p",
+                                   code <= kRegs ? code - 1 : code - 1 - kRegs, port);
+    std::vector<float> row = state_row(m, s, lift::kRegisterLayer, lift::register_head(port, lane),
+                                       lift::register_slot(warp, code));
+    std::optional<uint32_t> v;
+    if (!all_zero(row)) v = decode_word(row, what);
+    if (port == 0) first = v;
+    else if (v != first) fail("{}: the replicas disagree ({} in port 0)", what, first ? fmt::to_string(*first) : "unwritten");
+  }
+  return first;
 }
 
 }  // namespace qgpu::host

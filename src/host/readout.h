@@ -1,4 +1,4 @@
-// The host's read-out: machine memory decoded from the memory heads' recurrent state. The
+// The host's read-out: machine state decoded from the layers' recurrent state. The
 // host never computes a result; it only turns the one-hot nibble codes the model wrote
 // into numbers.
 #pragma once
@@ -20,5 +20,14 @@ std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const e
 
 // The 128 ROM blocks as the image wrote them (RomSlot{} for a block never written).
 std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::State& s);
+
+// The step the model holds: the latest `sched` record (before any, the null step: warp 0,
+// block 127, no lanes).
+Rec read_step(const engine::Model& m, const engine::State& s);
+
+// Register `code` (field code: 1..15 r0..r14, 16..19 p0..p3, a predicate read as 0 or 1) of
+// a lane, from the register file's four replicas (one per read port), which must agree;
+// nullopt when the slot was never written.
+std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code);
 
 }  // namespace qgpu::host

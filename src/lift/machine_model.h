@@ -1,21 +1,22 @@
 // The machine compiled into Qwen3.5 layers (issue 5), built up stage by stage. What exists
-// today is the first stage: loading the program image. The prompt's `begin`, `@b N` with
-// its field and immediate tokens, and `@m A` with its value tokens write the ROM and the
-// memory into DeltaNet state, which the host reads out (src/host/readout.h); execution
-// records are not generated yet.
+// today is the machine's state: loading the program image, and every write a consumed
+// execution record makes to the step and the register file, with the fetch and operand
+// reads that the generating layers will use. Records are not generated yet (the LM head
+// is zero); tests feed the interpreter's records (teacher forcing) and decode the state.
 //
-//   L0  GDN   head 0: image address (1 slot): begin/@m/@b/run write the address code
-//             head 1: ROM block address (hi | lo | rom one-hots), set by @b, cleared by
-//             begin/@m/run
-//   L1  GDN   heads 0-1: global memory, 126 words + null slot 126 + junk slot 127; a word
-//             is 8 one-hot nibbles (128 = dv); value-completing tokens write it at the
-//             address: head 0 takes `v` words, head 1 words of `h m1 m2 t` (the 4-tap conv
-//             assembles them); each write replaces both heads' rows, one with zeros, so a
-//             slot holds the sum of the two
-//             heads 2-9: the ROM, 128 blocks: op (op + 1, 0 = empty), guard, d, a, b, c
-//             codes, and the immediate as a word in two heads like memory; @b writes 0 to
-//             every field of its block, a field token overwrites its own
-//   L2  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
+//   L0  GDN   control: 0 image address, 1 ROM block address (hi | lo | rom), 2 the step
+//             (the latest `sched`: warp | block hi | lo | lanes in the mask); 3-7 the
+//             consumed value as a word and a tag (3 the bytes of `h m1 m2 t` assembled by
+//             the 4-tap conv, 4 a `v` word, 5 the tag of `h` three tokens back, 6 a `v`
+//             tag, 7 an energy pad at `pred`), so every later layer sees one word
+//   L1  GDN   0 global memory (126 words, the null slot 126), 1-7 the ROM (op, guard, d,
+//             a, b, c, imm; 128 blocks): written by the image, read at the step's block
+//             (the fetch) at every token
+//   L2  GDN   the register file: 16 heads = 4 read ports (a, b, c, guard) x 4 lanes,
+//             slots warp x 19 (r0..r14, p0..p3) and the null slot 126; a value record
+//             writes register d of the lanes its tag names, `pred` the predicate d of its
+//             lanes; every token reads the step's operands for the lanes of its mask
+//   L3  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
 //
 // docs/design.md §3 has the plan this grows into and the exactness argument.
 #pragma once
@@ -29,21 +30,36 @@
 
 namespace qgpu::lift {
 
-inline constexpr int kImageAddrLayer = 0;
+inline constexpr int kControlLayer = 0;
+inline constexpr int kImageAddrHead = 0, kRomAddrHead = 1, kStepHead = 2;
+inline constexpr int kWordBytesHead = 3, kWordHead = 4, kTagBytesHead = 5, kTagHead = 6, kPadHead = 7;
+
 inline constexpr int kMemoryLayer = 1;
-inline constexpr int kMemoryHeads[2] = {0, 1};
+inline constexpr int kMemoryHead = 0;
 inline constexpr int kRomLayer = 1;
-// ROM fields op, guard, d, a, b, c, then the immediate's two heads (v words, byte words).
-inline constexpr int kRomHeadCount = 8;
-inline constexpr int kRomHeads[kRomHeadCount] = {2, 3, 4, 5, 6, 7, 8, 9};
-inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0
-inline constexpr int kJunkSlot = 127;  // the key of every write that must not land
+// ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
+inline constexpr int kRomHeadCount = 7;
+inline constexpr int kRomHeads[kRomHeadCount] = {1, 2, 3, 4, 5, 6, 7};
+
+inline constexpr int kRegisterLayer = 2;
+inline constexpr int kPorts = 4;  // a, b, c, guard
+inline constexpr int kSlotsPerWarp = 19;  // r0..r14, p0..p3: slot = field code - 1
+constexpr int register_head(int port, int lane) { return 4 * port + lane; }
+constexpr int register_slot(int warp, int code) { return warp * kSlotsPerWarp + code - 1; }
+
+inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
+// `begin` writes the null step (warp 0, block 127, no lanes) and clears ROM block 127, so
+// before the first `sched` the fetch reads a valid empty block.
+inline constexpr int kNullBlock = 127;
 
 // The residual fields of the token embedding and of what layers write.
 Layout machine_layout();
 // The config of the GPU-only model: Qwen3.5-2B's head shapes (16 DeltaNet heads of 128,
 // attention 8 x 256 with 2 KV heads, intermediate 6144) on a narrow residual.
 engine::Config machine_config();
+// Hot entries of the residual at each layer's input (the embedding's, then what each
+// layer adds): the residual's rms at layer il is sqrt(hots[il] / hidden_size).
+std::vector<int> machine_hots();
 // All weights of the machine.
 Builder build_machine();
 // A tokenizer.json naming every machine token (WordLevel; the host feeds ids).

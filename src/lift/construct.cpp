@@ -1,0 +1,91 @@
+// Head and Net: every weight of a head written from its terms (construct.h has the
+// conventions).
+#include "lift/construct.h"
+
+#include <cmath>
+
+#include "base/error.h"
+
+namespace qgpu::lift {
+
+float Net::rms(int il) const {
+  CHECK(il >= 0 && il < static_cast<int>(hots.size()));
+  return std::sqrt(float(hots[il]) / float(b.config.hidden_size));
+}
+
+int Net::fam(Tok t) const { return l["fam"].dim(static_cast<int>(t)); }
+
+// Idempotent: a head opened twice (the ROM heads: written by the image stage, read by the
+// fetch) gets its basics once. Channels tap() moved keep their tap.
+Head::Head(Net& n, int il, int h) : n_(n), il_(il), h_(h), qkv_(n.b.layer(il) + "linear_attn.in_proj_qkv.weight") {
+  const engine::Config& c = n.b.config;
+  CHECK(c.is_linear(il) && h >= 0 && h < c.linear_num_value_heads);
+  CHECK(c.linear_num_key_heads == c.linear_num_value_heads);  // key head h feeds value head h
+  std::string a = n.b.layer(il) + "linear_attn.";
+  for (int f = 0; f < n.l["fam"].size; ++f) {
+    n.b.at(a + "in_proj_b.weight", h, n.l["fam"].dim(f)) = w(kBeta);
+    for (int j = 0; j < c.linear_value_head_dim; ++j)
+      n.b.at(a + "in_proj_z.weight", int64_t{h} * c.linear_value_head_dim + j, n.l["fam"].dim(f)) = w(kGate);
+  }
+  auto current_tap = [&](int64_t channel) {
+    const int K = c.linear_conv_kernel_dim;
+    for (int t = 0; t < K; ++t)
+      if (n.b.conv(il, channel, t) != 0.0f) return;
+    n.b.conv(il, channel, K - 1) = 1.0f;
+  };
+  for (int i = 0; i < c.linear_key_head_dim; ++i) {
+    current_tap(q_row(i));
+    current_tap(k_row(i));
+  }
+  for (int j = 0; j < c.linear_value_head_dim; ++j) current_tap(v_row(j));
+}
+
+int64_t Head::q_row(int i) const {
+  CHECK(i >= 0 && i < n_.b.config.linear_key_head_dim);
+  return int64_t{h_} * n_.b.config.linear_key_head_dim + i;
+}
+int64_t Head::k_row(int i) const { return n_.b.config.key_dim() + q_row(i); }
+int64_t Head::v_row(int j) const {
+  const engine::Config& c = n_.b.config;
+  CHECK(j >= 0 && j < c.linear_value_head_dim);
+  return 2 * int64_t{c.key_dim()} + int64_t{h_} * c.linear_value_head_dim + j;
+}
+
+float Head::w(float target) const { return target * n_.rms(il_); }
+
+// A constant pre-activation in row `row` of `tensor`, through the family one-hot (every
+// token has exactly one family dim hot).
+void Head::bias(const std::string& tensor, int64_t row, float target) {
+  for (int f = 0; f < n_.l["fam"].size; ++f) n_.b.at(tensor, row, n_.l["fam"].dim(f)) += w(target);
+}
+
+void Head::key(int slot, int dim, float units) { n_.b.at(qkv_, k_row(slot), dim) += w(units * kAlpha); }
+void Head::key_bias(int slot, float units) { bias(qkv_, k_row(slot), units * kAlpha); }
+void Head::key_and(int slot, const std::vector<int>& dims) {
+  for (int d : dims) key(slot, d);
+  key_bias(slot, -(float(dims.size()) - 0.5f));
+}
+
+void Head::query(int slot, int dim, float units) { n_.b.at(qkv_, q_row(slot), dim) += w(units * kAlpha); }
+void Head::query_bias(int slot, float units) { bias(qkv_, q_row(slot), units * kAlpha); }
+void Head::query_and(int slot, const std::vector<int>& dims) {
+  for (int d : dims) query(slot, d);
+  query_bias(slot, -(float(dims.size()) - 0.5f));
+}
+
+void Head::value(int j, int dim, float units) { n_.b.at(qkv_, v_row(j), dim) += w(units * kLambda); }
+
+void Head::tap(int j, int back) {
+  const int K = n_.b.config.linear_conv_kernel_dim;
+  CHECK(back >= 0 && back < K);
+  n_.b.conv(il_, v_row(j), K - 1) = 0.0f;
+  n_.b.conv(il_, v_row(j), K - 1 - back) = 1.0f;
+}
+
+void Head::read(int j, int to, int n_hot) {
+  const engine::Config& c = n_.b.config;
+  float scale = 1.0f / (std::sqrt(float(c.linear_value_head_dim) / float(n_hot)) * kGate);
+  n_.b.at(n_.b.layer(il_) + "linear_attn.out_proj.weight", to, int64_t{h_} * c.linear_value_head_dim + j) = scale;
+}
+
+}  // namespace qgpu::lift

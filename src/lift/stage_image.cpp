@@ -1,0 +1,165 @@
+// The token embedding and the program image (docs/design.md §3). The prompt's `begin`,
+// `@b N` with its field and immediate tokens, and `@m A` with its value tokens write the
+// ROM and the memory into L1's state, which the host reads out (src/host/readout.h).
+#include <optional>
+
+#include "base/error.h"
+#include "lift/machine_model.h"
+#include "lift/stages.h"
+
+namespace qgpu::lift {
+namespace {
+
+constexpr int kNone = 16;  // the "none" entry of a 17-wide group (nibble, tag, mask)
+constexpr int kFx = 64;    // field value x of op (op + 1), guard, d, a, b, c tokens; none
+
+int nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
+
+bool is_field(Tok t) {
+  return t == Tok::kOp || t == Tok::kGuard || t == Tok::kFieldD || t == Tok::kFieldA ||
+         t == Tok::kFieldB || t == Tok::kFieldC;
+}
+
+// Image address code: 0..125 a memory word, 126 the null slot (begin), 127 junk (@b, run:
+// no memory word), 128 none (the token sets no address).
+int image_address(const Rec& r) {
+  if (r.kind == Tok::kMemAt) return r.x;
+  if (r.kind == Tok::kBegin) return kNullSlot;
+  if (r.kind == Tok::kRomAt || r.kind == Tok::kRun) return 127;
+  return 128;
+}
+
+// The value groups: a `v` word's 8 nibbles and tag; the nibbles of each byte token and
+// the tag of `h`.
+void value_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
+  auto group = [&](const char* field, int groups, std::optional<uint32_t> v) {
+    for (int g = 0; g < groups; ++g) d.push_back(l[field].dim(17 * g + (v ? nibble(*v, g) : kNone)));
+  };
+  auto if_kind = [&](Tok t, int v) { return r.kind == t ? std::optional<uint32_t>(static_cast<uint32_t>(v)) : std::nullopt; };
+  group("vnib", 8, if_kind(Tok::kSmall, r.y));
+  group("hnib", 2, if_kind(Tok::kHead, r.y));
+  group("m1nib", 2, if_kind(Tok::kMid1, r.x));
+  group("m2nib", 2, if_kind(Tok::kMid2, r.x));
+  group("tnib", 2, if_kind(Tok::kTail, r.x));
+  d.push_back(l["vtag"].dim(r.kind == Tok::kSmall ? r.x : kNone));
+  d.push_back(l["htag"].dim(r.kind == Tok::kHead ? r.x : kNone));
+}
+
+// The groups of `sched` (warp, block hi and lo, lane mask) and `pred` (lanes, bits);
+// `begin` is the null step: warp 0, block 127, no lanes.
+void record_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
+  bool sched = r.kind == Tok::kSched, begin = r.kind == Tok::kBegin;
+  int block = sched ? r.y : kNullBlock;
+  d.push_back(l["sw"].dim(sched ? r.x : begin ? 0 : 4));
+  d.push_back(l["shi"].dim(sched || begin ? block / 8 : 16));
+  d.push_back(l["slo"].dim(sched || begin ? block % 8 : 8));
+  d.push_back(l["smask"].dim(sched ? r.z : begin ? 0 : kNone));
+  d.push_back(l["pmask"].dim(r.kind == Tok::kPred ? r.x : kNone));
+  d.push_back(l["pbits"].dim(r.kind == Tok::kPred ? r.y : kNone));
+}
+
+// The image groups: address, value end, ROM field value, ROM block address.
+void image_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
+  int addr = image_address(r);
+  d.push_back(l["addr"].dim(addr));
+  bool vend = (r.kind == Tok::kSmall && r.x == kTagData) || r.kind == Tok::kTail || r.kind == Tok::kBegin;
+  d.push_back(l["vend"].dim(vend ? 1 : 0));
+  // op + 1 (0 = empty block), the guard or field code; @b and begin clear a block to 0.
+  int fx = kFx;
+  if (is_field(r.kind)) fx = r.kind == Tok::kOp ? r.x + 1 : r.x;
+  if (r.kind == Tok::kRomAt || r.kind == Tok::kBegin) fx = 0;
+  d.push_back(l["fx"].dim(fx));
+  // The ROM block address (8 * hi + lo, rom = 1) at @b and begin (block 127); begin, @m
+  // and run leave ROM mode.
+  bool sets_addr = addr != 128;
+  bool rom = r.kind == Tok::kRomAt || r.kind == Tok::kBegin;
+  int block = r.kind == Tok::kRomAt ? r.x : r.kind == Tok::kBegin ? kNullBlock : 0;
+  d.push_back(l["bhi"].dim(sets_addr ? block / 8 : 16));
+  d.push_back(l["blo"].dim(sets_addr ? block % 8 : 8));
+  d.push_back(l["brom"].dim(sets_addr ? (rom ? 1 : 0) : 2));
+}
+
+// The dims token `r` sets (value 1 each).
+std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
+  std::vector<int> d{l["fam"].dim(static_cast<int>(r.kind))};
+  value_dims(l, r, d);
+  record_dims(l, r, d);
+  image_dims(l, r, d);
+  CHECK(static_cast<int>(d.size()) == kEmbedHots);
+  return d;
+}
+
+// L0: an address head. Tokens that set an address (begin/@m/@b/run) write slot 0 with
+// their code; others do not write; every token reads slot 0.
+Head address_head(Net& n, int h) {
+  Head a(n, kControlLayer, h);
+  a.key(0, n.dim("addr", 128), -1.0f);
+  a.key_bias(0, 0.5f);
+  a.query_bias(0, 0.5f);
+  return a;
+}
+
+void build_image_address(Net& n) {
+  Head a = address_head(n, kImageAddrHead);
+  for (int j = 0; j < 128; ++j) {
+    a.value(j, n.dim("addr", j));
+    a.read(j, n.dim("img_addr", j), 1);
+  }
+}
+
+// rom_addr = hi 16 | lo 8 | rom 2.
+void build_rom_address(Net& n) {
+  Head a = address_head(n, kRomAddrHead);
+  for (int j = 0; j < 16; ++j) a.value(j, n.dim("bhi", j));
+  for (int j = 0; j < 8; ++j) a.value(16 + j, n.dim("blo", j));
+  for (int j = 0; j < 2; ++j) a.value(24 + j, n.dim("brom", j));
+  for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 3);
+}
+
+// L1: memory. A token that completes an image value (and begin, with the word 0 at the
+// null slot) writes word i when the image address is i; the value is L0's word.
+void build_memory(Net& n) {
+  Head m(n, kMemoryLayer, kMemoryHead);
+  for (int i = 0; i < kMemWords + 1; ++i) m.key_and(i, {n.dim("img_addr", i), n.dim("vend", 1)});
+  for (int j = 0; j < 128; ++j) m.value(j, n.dim("wb_word", j));
+}
+
+// L1 ROM heads: block i is keyed (hi + lo + rom + writes - 3.5), where `writes` is 1 for
+// the head's own field token and for @b and begin (which clear every field to 0); the
+// immediate is written by a completed image value. Other tokens have a zero key.
+void build_rom_writes(Net& n) {
+  const Tok fields[6] = {Tok::kOp, Tok::kGuard, Tok::kFieldD, Tok::kFieldA, Tok::kFieldB, Tok::kFieldC};
+  for (int f = 0; f < kRomHeadCount; ++f) {
+    Head r(n, kRomLayer, kRomHeads[f]);
+    for (int i = 0; i < kBlocks; ++i) {
+      r.key(i, n.dim("rom_addr", i / 8));
+      r.key(i, n.dim("rom_addr", 16 + i % 8));
+      r.key(i, n.dim("rom_addr", 25));
+      r.key(i, n.fam(Tok::kRomAt));
+      if (f < 6) {
+        r.key(i, n.fam(Tok::kBegin));
+        r.key(i, n.fam(fields[f]));
+      } else {
+        r.key(i, n.dim("vend", 1));  // image values and begin
+      }
+      r.key_bias(i, -3.5f);
+    }
+    for (int j = 0; j < (f < 6 ? kFx : 128); ++j) r.value(j, f < 6 ? n.dim("fx", j) : n.dim("wb_word", j));
+  }
+}
+
+}  // namespace
+
+void build_embedding(Net& n) {
+  for (int id = 0; id < vocab_size(); ++id)
+    for (int dim : embedding_dims(n.l, decode_token(id))) n.b.at("model.embed_tokens.weight", id, dim) = 1.0f;
+}
+
+void build_image(Net& n) {
+  build_image_address(n);
+  build_rom_address(n);
+  build_memory(n);
+  build_rom_writes(n);
+}
+
+}  // namespace qgpu::lift

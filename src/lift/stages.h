@@ -1,0 +1,21 @@
+// The construction's stages (internal to src/lift), each writing the weights of one part
+// of the machine into a Net. machine_model.cpp calls them in order.
+#pragma once
+
+#include "lift/construct.h"
+
+namespace qgpu::lift {
+
+// The token embedding: one hot per field group ("none" included), kEmbedHots per token.
+inline constexpr int kEmbedHots = 31;
+void build_embedding(Net& n);
+
+// stage_image.cpp: the program image. L0 image address and ROM block address; L1 memory
+// and the ROM's writes.
+void build_image(Net& n);
+
+// stage_state.cpp: what consumed records write and what every token reads. L0 step and
+// value word/tag; L1 the fetch (ROM reads at the step's block); L2 the register file.
+void build_state(Net& n);
+
+}  // namespace qgpu::lift
