@@ -269,6 +269,35 @@ TEST_P(LlamaCppMachine, ImageReadOutOfLlamaCppEqualsTheInterpreter) {
   }
 }
 
+// Teacher forcing in llama.cpp: whole launches (prompt and the interpreter's records) as
+// one prompt; the step and the register file read out of llama.cpp's state equal the
+// interpreter's at the end.
+TEST_P(LlamaCppMachine, ForcedLaunchStateOfLlamaCppEqualsTheInterpreter) {
+  REQUIRE_HARNESS();
+  const DType t = GetParam();
+  const std::string gguf = *dir_ / fmt::format("forced-{}.gguf", dtype_name(t));
+  write_gguf_model(load_model(*dir_ / "gpu"), gguf, t);
+  std::vector<test_util::Forced> fs = {test_util::corpus_forced("parity_branch", 0),
+                                       test_util::corpus_forced("atomic_minmax", 0)};
+  std::vector<std::vector<int32_t>> prompts;
+  std::vector<std::string> outs;
+  for (const test_util::Forced& f : fs) {
+    prompts.push_back(f.tokens);
+    outs.push_back(*dir_ / fmt::format("forced-{}-{}.qls", dtype_name(t), f.name));
+  }
+  run_llama_state(gguf, prompts, outs);
+  std::filesystem::remove(gguf);
+  if (HasFatalFailure()) return;
+  Model m = load_model(*dir_ / "gpu", t);
+  for (size_t i = 0; i < fs.size(); ++i) {
+    State s = host::read_llama_state(m.config, outs[i]);
+    ASSERT_EQ(s.n_past, static_cast<int64_t>(fs[i].tokens.size()));
+    std::string at = fmt::format("llama.cpp {} {} after {} tokens", dtype_name(t), fs[i].name, fs[i].tokens.size());
+    test_util::expect_machine_state(m, s, fs[i].after.back(), at);
+    std::cout << "[ state ] " << at << ": step and registers equal the interpreter's\n";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Machine, LlamaCppMachine, ::testing::Values(DType::f32, DType::bf16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 

@@ -9,7 +9,11 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "engine/model.h"
+#include "engine/state.h"
 #include "gpu/interp.h"
+#include "host/readout.h"
+#include "lift/machine_model.h"
 #include "test_util.h"
 
 namespace qgpu::test_util {
@@ -100,6 +104,31 @@ inline Forced corpus_forced(const std::string& name, int index) {
     f.after.push_back(s);
   }
   return f;
+}
+
+// The step the model must hold after a record: the latest sched, or the null step.
+inline Rec expected_step(const MachineState& s) {
+  return s.step.kind == Tok::kSched ? s.step : Rec{Tok::kSched, 0, lift::kNullBlock, 0};
+}
+
+// The step, and every register and predicate the interpreter says is written in this wave,
+// decoded from the model's state, equal the interpreter's.
+inline void expect_machine_state(const engine::Model& m, const engine::State& s, const MachineState& st,
+                                 const std::string& at) {
+  Rec step = host::read_step(m, s);
+  ASSERT_TRUE(step == expected_step(st)) << at << ": step " << record_text(step);
+  for (int w = 0; w < kWarps; ++w)
+    for (int lane = 0; lane < kLanes; ++lane) {
+      const LaneState& ls = st.lane[w][lane];
+      for (int i = 0; i < kRegs; ++i) {
+        if (!(ls.r_written >> i & 1)) continue;
+        ASSERT_EQ(host::read_register(m, s, w, lane, i + 1), ls.r[i]) << at << ": warp " << w << " lane " << lane << " r" << i;
+      }
+      for (int i = 0; i < kPreds; ++i) {
+        if (!(ls.p_written >> i & 1)) continue;
+        ASSERT_EQ(host::read_register(m, s, w, lane, kRegs + 1 + i), ls.p[i] ? 1u : 0u) << at << ": warp " << w << " lane " << lane << " p" << i;
+      }
+    }
 }
 
 }  // namespace qgpu::test_util

@@ -1,7 +1,7 @@
 // The compiled machine, stage by stage, against the interpreter: after the prompt of a real
 // compiled kernel, the ROM and memory the host reads out of the model's recurrent state
-// equal the interpreter's, in f32, bf16 and f16 weights; and the residual keeps one norm per
-// layer at every position (DESIGN-NOTES §3).
+// equal the interpreter's, in f32, bf16 and f16 weights (machine_state_test checks the
+// residual's norm and the stages that follow).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -59,26 +59,6 @@ TEST_F(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
       for (int blk = 0; blk < kBlocks; ++blk)
         EXPECT_TRUE(rom[blk] == l.after_image.rom[blk]) << dtype_name(t) << ": ROM block " << blk;
     }
-  }
-}
-
-TEST_F(MachineModel, ResidualNormIsTheSameAtEveryPosition) {
-  Launched l = launches()[1];
-  Model m = load_model(*dir_ / "gpu");
-  std::map<std::string, std::pair<double, double>> range;  // per named intermediate: min, max norm
-  Runtime rt(m, {.threads = 1, .trace = [&](const char* name, int il, int64_t, std::span<const float> v) {
-    double n = 0;
-    for (float x : v) n += double(x) * x;
-    auto& r = range.try_emplace(std::string(name) + std::to_string(il), INFINITY, 0).first->second;
-    r.first = std::min(r.first, std::sqrt(n));
-    r.second = std::max(r.second, std::sqrt(n));
-  }});
-  State s = make_state(m.config);
-  std::vector<float> logits;
-  rt.forward(s, l.prompt, logits);
-  for (const char* name : {"embed-1", "attn_residual0", "layer_out0", "layer_out1", "layer_out2"}) {
-    auto [lo, hi] = range.at(name);
-    EXPECT_LE(hi - lo, 1e-5 * hi) << name << ": norm ranges over [" << lo << ", " << hi << "]";
   }
 }
 

@@ -58,10 +58,6 @@ std::optional<uint32_t> word(std::span<const float> x, const lift::Field& f) {
   return w;
 }
 
-Rec expected_step(const MachineState& s) {
-  return s.step.kind == Tok::kSched ? s.step : Rec{Tok::kSched, 0, lift::kNullBlock, 0};
-}
-
 struct Setting {
   DType dtype;
   Rounding rounding;
@@ -92,7 +88,7 @@ std::vector<Forced>* MachineState_::launches_ = nullptr;
 // What the residual after L1 (the fetch) and L2 (the operands) must hold at a position.
 void check_residual(const lift::Layout& l, const MachineState& st, std::span<const float> after1,
                     std::span<const float> after2, const std::string& at) {
-  Rec step = expected_step(st);
+  Rec step = test_util::expected_step(st);
   const RomSlot& slot = st.rom[step.y];
   ASSERT_EQ(hot(after1, l["f_op"]), slot.op ? static_cast<int>(*slot.op) + 1 : 0) << at << ": fetched op";
   EXPECT_EQ(hot(after1, l["f_guard"]), slot.guard) << at;
@@ -132,22 +128,6 @@ void check_residual(const lift::Layout& l, const MachineState& st, std::span<con
   }
 }
 
-// Every register and predicate the interpreter says is written in this wave.
-void check_registers(const Model& m, const State& s, const MachineState& st, const std::string& at) {
-  for (int w = 0; w < kWarps; ++w)
-    for (int lane = 0; lane < kLanes; ++lane) {
-      const LaneState& ls = st.lane[w][lane];
-      for (int i = 0; i < kRegs; ++i) {
-        if (!(ls.r_written >> i & 1)) continue;
-        ASSERT_EQ(host::read_register(m, s, w, lane, i + 1), ls.r[i]) << at << ": warp " << w << " lane " << lane << " r" << i;
-      }
-      for (int i = 0; i < kPreds; ++i) {
-        if (!(ls.p_written >> i & 1)) continue;
-        ASSERT_EQ(host::read_register(m, s, w, lane, kRegs + 1 + i), ls.p[i] ? 1u : 0u) << at << ": warp " << w << " lane " << lane << " p" << i;
-      }
-    }
-}
-
 void MachineState_::check(const Setting& setting) {
   Model m = load_model(*dir_ / "gpu", setting.dtype);
   const lift::Layout l = lift::machine_layout();
@@ -171,8 +151,7 @@ void MachineState_::check(const Setting& setting) {
       const MachineState& st = f.after[i];
       std::string at = setting.name() + " " + f.name + " token " + std::to_string(i) + " (" +
                        record_text(decode_token(f.tokens[i])) + ")";
-      ASSERT_TRUE(host::read_step(m, s) == expected_step(st)) << at << ": step " << record_text(host::read_step(m, s));
-      ASSERT_NO_FATAL_FAILURE(check_registers(m, s, st, at));
+      ASSERT_NO_FATAL_FAILURE(test_util::expect_machine_state(m, s, st, at));
       ASSERT_NO_FATAL_FAILURE(check_residual(l, st, after1, after2, at));
     }
     tokens += static_cast<int64_t>(f.tokens.size());
