@@ -5,11 +5,14 @@
 //     recurrent state (host::read_step, host::read_register), equal the interpreter's;
 //   - the fetch (the ROM fields of the step's block) and the operands of every lane in the
 //     step's mask, decoded from the residual after L1 and L2, equal the interpreter's;
-//   - the residual has one norm per layer at every position (DESIGN-NOTES §3);
+//   - L2's lane control (effective lanes, next PCs, exits and arrivals) equals the
+//     interpreter's;
+//   - the residual stream has one norm per layer at every position (DESIGN-NOTES §3);
 // in f32, bf16 and f16 weights (llama.cpp's rounding) and bf16 with transformers' rounding.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "engine/forward.h"
@@ -85,6 +88,29 @@ class MachineState_ : public ::testing::Test {
 test_util::TempDir* MachineState_::dir_ = nullptr;
 std::vector<Forced>* MachineState_::launches_ = nullptr;
 
+// L2's lane control for one lane: effective or not, the PC after the step, exit/arrive.
+// `pred` says what the lane's guard predicate holds (nullopt: not written in this wave,
+// so the interpreter has no say).
+void check_lane_control(const lift::Layout& l, const MachineState& st, std::span<const float> x, int lane,
+                        const std::function<std::optional<uint32_t>(int)>& pred, const std::string& at) {
+  Rec step = test_util::expected_step(st);
+  const RomSlot& slot = st.rom[step.y];
+  const std::string s = std::to_string(lane);
+  bool in = step.z >> lane & 1;
+  std::optional<uint32_t> p = slot.guard == 0 ? std::optional<uint32_t>(1) : pred(kRegs + 1 + (slot.guard - 1) % 4);
+  if (!p) return;
+  bool eff = in && ((*p != 0) != (slot.guard >= 5));
+  EXPECT_EQ(hot(x, l["eff" + s]), eff ? 0 : 1) << at << ": lane " << lane << " effective";
+  int target = eff && slot.op == Op::kBra ? static_cast<int>(slot.imm) : (step.y + 1) % kBlocks;
+  EXPECT_EQ(hot(x, l["npc_hi" + s]), in ? target / 8 : 16) << at << ": lane " << lane << " next PC / 8";
+  EXPECT_EQ(hot(x, l["npc_lo" + s]), in ? target % 8 : 8) << at << ": lane " << lane << " next PC % 8";
+  if (in && st.window[3].kind == Tok::kSched) {
+    EXPECT_EQ(st.lane[step.x][lane].pc, target) << at << ": the interpreter's PC of lane " << lane;
+  }
+  int act = !eff ? 0 : slot.op == Op::kExit ? 1 : slot.op == Op::kBar ? 2 : 0;
+  EXPECT_EQ(hot(x, l["act" + s]), act) << at << ": lane " << lane << " exit/arrive";
+}
+
 // What the residual after L1 (the fetch) and L2 (the operands) must hold at a position.
 void check_residual(const lift::Layout& l, const MachineState& st, std::span<const float> after1,
                     std::span<const float> after2, const std::string& at) {
@@ -119,6 +145,7 @@ void check_residual(const lift::Layout& l, const MachineState& st, std::span<con
         EXPECT_EQ(*got, *want) << at << ": lane " << lane << " port " << port[p];
       }
     }
+    ASSERT_NO_FATAL_FAILURE(check_lane_control(l, st, after2, lane, expected, at));
     int g = hot(after2, l["rg" + std::to_string(lane)]);
     std::optional<uint32_t> want = expected(slot.guard >= 1 ? kRegs + 1 + (slot.guard - 1) % 4 : 0);
     ASSERT_GE(g, 0) << at << ": lane " << lane << " guard is not a code";
@@ -135,12 +162,14 @@ void MachineState_::check(const Setting& setting) {
   std::vector<float> after1, after2;
   Runtime rt(m, {.threads = 1, .rounding = setting.rounding, .skip_zero_rows = true,
                  .trace = [&](const char* name, int il, int64_t, std::span<const float> v) {
+                   std::string_view what(name);
+                   if (what != "embed" && what != "attn_residual" && what != "layer_out") return;  // what RMSNorm sees
                    double n = 0;
                    for (float x : v) n += double(x) * x;
                    auto& r = norms.try_emplace(std::string(name) + std::to_string(il), INFINITY, 0).first->second;
                    r = {std::min(r.first, std::sqrt(n)), std::max(r.second, std::sqrt(n))};
-                   if (std::string_view(name) == "layer_out" && il == 1) after1.assign(v.begin(), v.end());
-                   if (std::string_view(name) == "layer_out" && il == 2) after2.assign(v.begin(), v.end());
+                   if (what == "layer_out" && il == 1) after1.assign(v.begin(), v.end());
+                   if (what == "layer_out" && il == 2) after2.assign(v.begin(), v.end());
                  }});
   int64_t tokens = 0;
   for (const Forced& f : *launches_) {
@@ -156,12 +185,16 @@ void MachineState_::check(const Setting& setting) {
     }
     tokens += static_cast<int64_t>(f.tokens.size());
   }
+  double worst = 0;
   for (const auto& [name, range] : norms) {
     auto [lo, hi] = range;
     EXPECT_LE(hi - lo, 1e-4 * hi) << setting.name() << " " << name << ": norm ranges over [" << lo << ", " << hi << "]";
+    worst = std::max(worst, (hi - lo) / hi);
   }
+  std::cout << "[ forced ] " << setting.name() << ": the residual's norm varies by at most " << worst
+            << " (relative) across positions, per layer\n";
   std::cout << "[ forced ] " << setting.name() << ": " << launches_->size() << " launches, " << tokens
-            << " tokens; state, fetch and operands equal the interpreter's at every token\n";
+            << " tokens; state, fetch, operands and lane control equal the interpreter's at every token\n";
 }
 
 TEST_F(MachineState_, F32) { check({DType::f32, Rounding::llama_cpp}); }

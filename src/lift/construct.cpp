@@ -8,9 +8,9 @@
 
 namespace qgpu::lift {
 
-float Net::rms(int il) const {
-  CHECK(il >= 0 && il < static_cast<int>(hots.size()));
-  return std::sqrt(float(hots[il]) / float(b.config.hidden_size));
+float Net::rms_at(int sublayer) const {
+  CHECK(sublayer >= 0 && sublayer < static_cast<int>(hots.size()));
+  return std::sqrt(float(hots[sublayer]) / float(b.config.hidden_size));
 }
 
 int Net::fam(Tok t) const { return l["fam"].dim(static_cast<int>(t)); }
@@ -75,6 +75,10 @@ void Head::query_and(int slot, const std::vector<int>& dims) {
 
 void Head::value(int j, int dim, float units) { n_.b.at(qkv_, v_row(j), dim) += w(units * kLambda); }
 
+void Head::pad(int j) {
+  for (int f = 0; f < n_.l["fam"].size; ++f) value(j, n_.l["fam"].dim(f));
+}
+
 void Head::tap(int j, int back) {
   const int K = n_.b.config.linear_conv_kernel_dim;
   CHECK(back >= 0 && back < K);
@@ -84,8 +88,29 @@ void Head::tap(int j, int back) {
 
 void Head::read(int j, int to, int n_hot) {
   const engine::Config& c = n_.b.config;
+  CHECK(n_hot == 2 || n_hot == 8 || n_hot == 32);
   float scale = 1.0f / (std::sqrt(float(c.linear_value_head_dim) / float(n_hot)) * kGate);
   n_.b.at(n_.b.layer(il_) + "linear_attn.out_proj.weight", to, int64_t{h_} * c.linear_value_head_dim + j) = scale;
+}
+
+Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
+
+void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& outputs) {
+  const std::string p = n_.b.layer(il_) + "mlp.";
+  CHECK(units_ < n_.b.config.intermediate_size);
+  const int u = units_++;
+  const float rms = n_.mlp_rms(il_);
+  const float W = std::exp2(std::round(std::log2(kAlpha * rms)));  // gate weight of a literal
+  const float up = std::exp2(std::round(std::log2(rms)));           // up weight of the bias
+  for (const Literal& lit : literals)
+    for (int d : lit) n_.b.at(p + "gate_proj.weight", u, d) += W;
+  for (int f = 0; f < n_.l["fam"].size; ++f) {
+    n_.b.at(p + "gate_proj.weight", u, n_.l["fam"].dim(f)) += -(float(literals.size()) - 0.5f) * W;
+    n_.b.at(p + "up_proj.weight", u, n_.l["fam"].dim(f)) = up;
+  }
+  // A firing unit: SiLU(W / (2 rms)) * (up / rms); down turns it into 1.
+  const float down = 2.0f * rms * rms / (W * up);
+  for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u) = down;
 }
 
 }  // namespace qgpu::lift

@@ -13,7 +13,8 @@
 //   no-op (S + 0 d^T = S) and the read is exactly 0.
 // - Value channels are lambda (SiLU(24) = 24 in f32, bf16, f16) or 0, so a row is replaced
 //   exactly; the gated norm gives each of a row's n hot entries sqrt(dv / n) * SiLU(gate),
-//   which out_proj scales back to 1.
+//   which out_proj scales back to 1. Rows hold 2, 8 or 32 hot entries (pad channels make
+//   up the count), so that scale is a power of two and a read is exactly 1 in every dtype.
 #pragma once
 
 #include <string>
@@ -28,14 +29,18 @@ namespace qgpu::lift {
 inline constexpr float kAlpha = 400.0f;  // key and query pre-activation scale
 inline constexpr float kLambda = 24.0f;  // value code entries
 inline constexpr float kBeta = 30.0f;    // sigmoid(30) = 1: every write replaces the row
-inline constexpr float kGate = 20.0f;    // SiLU(20) = 20: the z gate of a head that reads
+inline constexpr float kGate = 32.0f;    // SiLU(32) = 32: the z gate of a head that reads
 
 struct Net {
   Builder& b;
   const Layout& l;
-  std::vector<int> hots;  // hot entries of the residual at each layer's input
+  // Hot entries of the residual at each sublayer's input: 2 il the mixer of layer il,
+  // 2 il + 1 its MLP (machine_hots()).
+  std::vector<int> hots;
 
-  float rms(int il) const;             // of the residual at layer il's input
+  float rms_at(int sublayer) const;
+  float rms(int il) const { return rms_at(2 * il); }          // at layer il's mixer
+  float mlp_rms(int il) const { return rms_at(2 * il + 1); }  // at layer il's MLP
   int fam(Tok t) const;                // the embedding dim of token family t
   int dim(const std::string& field, int i) const { return l[field].dim(i); }
 };
@@ -56,9 +61,12 @@ class Head {
   void query_and(int slot, const std::vector<int>& dims);
   // value[j] += units * lambda when dim is hot.
   void value(int j, int dim, float units = 1.0f);
+  // Value channel j is lambda at every token: a pad that makes up a row's hot count.
+  void pad(int j);
   // Value channel j reads its input `back` tokens back (0: the current token, 3 the oldest).
   void tap(int j, int back);
-  // Residual dim `to` gets 1 for a hot entry j of a read whose row has n_hot hot entries.
+  // Residual dim `to` gets 1 for a hot entry j of a read whose row has n_hot (2, 8 or 32)
+  // hot entries.
   void read(int j, int to, int n_hot);
 
   int il() const { return il_; }
@@ -74,6 +82,29 @@ class Head {
   Net& n_;
   int il_, h_;
   std::string qkv_;
+};
+
+// One SwiGLU MLP as a table of rules. A rule is a unit that fires when each of its literals
+// holds, a literal being "one of these dims is hot" (dims of one one-hot group, so the sum
+// is 0 or 1): gate W (sum - (n - 0.5)) is +W/2 or <= -W/2 (SiLU exactly 0), up is a
+// constant, and down writes about 1 to each of the rule's outputs. A stage writes a
+// complete set of disjoint rules per output group, so exactly one fires at every token and
+// the group is a valid one-hot code of constant energy. W (about alpha * rms) and the up
+// weight are powers of two, so every gate and up weight, (2n - 1) W / 2 included, is exact
+// in bf16 and f16: every rule's unit then fires with the same value in every dtype, and the
+// outputs have one energy (a bias rounded per rule would move it by up to 2% in bf16).
+class Mlp {
+ public:
+  Mlp(Net& n, int il);
+  using Literal = std::vector<int>;
+  void rule(const std::vector<Literal>& literals, const std::vector<int>& outputs);
+  int units() const { return units_; }
+
+ private:
+
+  Net& n_;
+  int il_;
+  int units_ = 0;
 };
 
 }  // namespace qgpu::lift

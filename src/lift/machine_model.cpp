@@ -34,7 +34,7 @@ Layout machine_layout() {
   l.add("blo", 9);          // ROM block % 8 (8 = none)
   l.add("brom", 3);         // 1: @b or begin (ROM mode), 0: @m/run, 2: none
   // L0's reads.
-  l.add("img_addr", 128);   // the image address
+  l.add("img_addr", 24);    // the image address: / 8 (16) | % 8 (8)
   l.add("rom_addr", 26);    // the ROM block address: hi 16 | lo 8 | rom 2
   l.add("step", 36);        // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
   l.add("wb_word", 128);    // the consumed value (0 when none)
@@ -49,14 +49,26 @@ Layout machine_layout() {
   for (const char* port : {"ra", "rb", "rc"})
     for (int lane = 0; lane < kLanes; ++lane) l.add(port + std::to_string(lane), 128);
   for (int lane = 0; lane < kLanes; ++lane) l.add("rg" + std::to_string(lane), 16);
+  // L2's MLP: lane control (stage_control.cpp).
+  for (int lane = 0; lane < kLanes; ++lane) {
+    std::string s = std::to_string(lane);
+    l.add("eff" + s, 2);      // 0: effective (in the mask, guard passes), 1: not
+    l.add("npc_hi" + s, 17);  // the PC after the step / 8, 16 = not in the mask
+    l.add("npc_lo" + s, 9);   // % 8, 8 = not in the mask
+    l.add("act" + s, 3);      // 0 none, 1 exits, 2 arrives at the barrier
+  }
   return l;
 }
 
 std::vector<int> machine_hots() {
-  const int l0 = 1 + 3 + 7 + 8 + 4;      // img_addr, rom_addr, step, wb_word or pad, wb_tag
-  const int l1 = 6 + 8;                  // fetched fields, imm
+  const int l0 = 2 + 3 + 7 + 8 + 4;        // img_addr, rom_addr, step, wb_word or pad, wb_tag
+  const int l1 = 6 + 8;                    // fetched fields, imm
   const int l2 = 3 * kLanes * 8 + kLanes;  // operand words, guard nibbles
-  return {kEmbedHots, kEmbedHots + l0, kEmbedHots + l0 + l1, kEmbedHots + l0 + l1 + l2};
+  const int l2_mlp = kLanes * kLaneControlHots;
+  const int e = kEmbedHots;
+  // mixer and MLP input of L0..L3, then the final norm's
+  return {e, e + l0, e + l0, e + l0 + l1, e + l0 + l1, e + l0 + l1 + l2,
+          e + l0 + l1 + l2 + l2_mlp, e + l0 + l1 + l2 + l2_mlp, e + l0 + l1 + l2 + l2_mlp};
 }
 
 engine::Config machine_config() {
@@ -64,9 +76,9 @@ engine::Config machine_config() {
   c.hidden_size = 3072;
   c.num_hidden_layers = 4;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "full_attention"};
-  // No MLP computes yet; the construction's MLPs will use at most Qwen3.5-2B's 6144 units
-  // (a merge pads with zero units), and until then 128 keep the checkpoint small.
-  c.intermediate_size = 128;
+  // The MLP units the construction uses today (L2's lane control: 816); at most Qwen3.5-2B's
+  // 6144, which a merge pads to with zero units.
+  c.intermediate_size = 1024;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -89,6 +101,7 @@ Builder build_machine() {
   build_embedding(n);
   build_image(n);
   build_state(n);
+  build_lane_control(n);
   return b;
 }
 

@@ -57,8 +57,9 @@ Layout machine_layout();
 // The config of the GPU-only model: Qwen3.5-2B's head shapes (16 DeltaNet heads of 128,
 // attention 8 x 256 with 2 KV heads, intermediate 6144) on a narrow residual.
 engine::Config machine_config();
-// Hot entries of the residual at each layer's input (the embedding's, then what each
-// layer adds): the residual's rms at layer il is sqrt(hots[il] / hidden_size).
+// Hot entries of the residual at each sublayer's input (the embedding's, then what each
+// sublayer adds): 2 il is layer il's mixer, 2 il + 1 its MLP, the last the final norm's.
+// The residual's rms there is sqrt(hots / hidden_size).
 std::vector<int> machine_hots();
 // All weights of the machine.
 Builder build_machine();

@@ -99,28 +99,32 @@ Head address_head(Net& n, int h) {
   return a;
 }
 
+// img_addr = address / 8 (16) | address % 8 (8).
 void build_image_address(Net& n) {
   Head a = address_head(n, kImageAddrHead);
-  for (int j = 0; j < 128; ++j) {
-    a.value(j, n.dim("addr", j));
-    a.read(j, n.dim("img_addr", j), 1);
+  for (int addr = 0; addr < 128; ++addr) {
+    a.value(addr / 8, n.dim("addr", addr));
+    a.value(16 + addr % 8, n.dim("addr", addr));
   }
+  for (int j = 0; j < 24; ++j) a.read(j, n.dim("img_addr", j), 2);
 }
 
-// rom_addr = hi 16 | lo 8 | rom 2.
+// rom_addr = hi 16 | lo 8 | rom 2, and 5 pad channels.
 void build_rom_address(Net& n) {
   Head a = address_head(n, kRomAddrHead);
   for (int j = 0; j < 16; ++j) a.value(j, n.dim("bhi", j));
   for (int j = 0; j < 8; ++j) a.value(16 + j, n.dim("blo", j));
   for (int j = 0; j < 2; ++j) a.value(24 + j, n.dim("brom", j));
-  for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 3);
+  for (int j = 26; j < 31; ++j) a.pad(j);
+  for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 8);
 }
 
 // L1: memory. A token that completes an image value (and begin, with the word 0 at the
 // null slot) writes word i when the image address is i; the value is L0's word.
 void build_memory(Net& n) {
   Head m(n, kMemoryLayer, kMemoryHead);
-  for (int i = 0; i < kMemWords + 1; ++i) m.key_and(i, {n.dim("img_addr", i), n.dim("vend", 1)});
+  for (int i = 0; i < kMemWords + 1; ++i)
+    m.key_and(i, {n.dim("img_addr", i / 8), n.dim("img_addr", 16 + i % 8), n.dim("vend", 1)});
   for (int j = 0; j < 128; ++j) m.value(j, n.dim("wb_word", j));
 }
 
@@ -145,6 +149,7 @@ void build_rom_writes(Net& n) {
       r.key_bias(i, -3.5f);
     }
     for (int j = 0; j < (f < 6 ? kFx : 128); ++j) r.value(j, f < 6 ? n.dim("fx", j) : n.dim("wb_word", j));
+    if (f < 6) r.pad(kRomPad);
   }
 }
 

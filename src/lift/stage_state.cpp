@@ -12,7 +12,6 @@
 namespace qgpu::lift {
 namespace {
 
-constexpr int kStepHots = 7;
 bool has(int mask, int lane) { return mask >> lane & 1; }
 
 // L0: sched and begin write slot 0 with the step; every token reads it.
@@ -27,7 +26,8 @@ void build_step(Net& n) {
   for (int k = 0; k < 8; ++k) s.value(20 + k, n.dim("slo", k));
   for (int m = 0; m < 16; ++m)
     for (int l = 0; l < kLanes; ++l) s.value(28 + 2 * l + (has(m, l) ? 0 : 1), n.dim("smask", m));
-  for (int j = 0; j < 36; ++j) s.read(j, n.dim("step", j), kStepHots);
+  s.pad(36);
+  for (int j = 0; j < 36; ++j) s.read(j, n.dim("step", j), 8);
 }
 
 // A head of L0 that writes and reads slot 0 exactly at the tokens `on` (true) and at all
@@ -83,9 +83,13 @@ void build_value_word(Net& n) {
         for (int f = 0; f < kNumFamilies; ++f)
           if (static_cast<Tok>(f) != Tok::kSmall) vtag.value(j, n.fam(static_cast<Tok>(f)));
       htag.tap(j, 3);
-      htag.read(j, n.dim("wb_tag", j), 4);
-      vtag.read(j, n.dim("wb_tag", j), 4);
+      htag.read(j, n.dim("wb_tag", j), 8);
+      vtag.read(j, n.dim("wb_tag", j), 8);
     }
+  for (int j = 8; j < 12; ++j) {
+    htag.pad(j);
+    vtag.pad(j);
+  }
 }
 
 // L1: the fetch. Each ROM head reads the step's block (hi AND lo) into its f_ field.
@@ -95,7 +99,7 @@ void build_fetch(Net& n) {
     Head r(n, kRomLayer, kRomHeads[f]);
     for (int i = 0; i < kBlocks; ++i) r.query_and(i, {n.dim("step", 4 + i / 8), n.dim("step", 20 + i % 8)});
     int width = n.l[field[f]].size;
-    for (int j = 0; j < width; ++j) r.read(j, n.dim(field[f], j), f < 6 ? 1 : 8);
+    for (int j = 0; j < width; ++j) r.read(j, n.dim(field[f], j), f < 6 ? 2 : 8);
   }
 }
 

@@ -8,6 +8,8 @@ namespace qgpu::lift {
 
 // The token embedding: one hot per field group ("none" included), kEmbedHots per token.
 inline constexpr int kEmbedHots = 31;
+// The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
+inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
 
 // stage_image.cpp: the program image. L0 image address and ROM block address; L1 memory
@@ -17,5 +19,10 @@ void build_image(Net& n);
 // stage_state.cpp: what consumed records write and what every token reads. L0 step and
 // value word/tag; L1 the fetch (ROM reads at the step's block); L2 the register file.
 void build_state(Net& n);
+
+// stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
+// kLaneControlHots per lane.
+inline constexpr int kLaneControlHots = 4;
+void build_lane_control(Net& n);
 
 }  // namespace qgpu::lift

@@ -1,0 +1,94 @@
+// L2's MLP: what the step does to each lane, from the fetch and the guard the lane read
+// (docs/design.md §3, "lane control"). Per lane, one-hot codes at every token:
+//   eff{l}     0: the lane is in the step's mask and its guard passes, 1: not;
+//   npc_hi{l}  the lane's PC after the step (block / 8; 16 = the lane is not in the mask),
+//   npc_lo{l}  (block % 8; 8 = not in the mask): the branch target for an effective `bra`,
+//              else the next block;
+//   act{l}     0 nothing, 1 the lane exits (effective `exit`), 2 it arrives at the barrier.
+// The layer that keeps lane status writes these at `sched`.
+#include "gpu/isa.h"
+#include "lift/machine_model.h"
+#include "lift/stages.h"
+
+namespace qgpu::lift {
+namespace {
+
+using Lit = Mlp::Literal;
+using Term = std::vector<Lit>;
+
+Lit dims(Net& n, const std::string& field, int first, int count) {
+  Lit d;
+  for (int i = 0; i < count; ++i) d.push_back(n.dim(field, first + i));
+  return d;
+}
+
+// The op codes (f_op = op + 1, 0 empty) in `ops`, or all others when `except`.
+Lit ops(Net& n, std::initializer_list<Op> list, bool except = false) {
+  Lit d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    for (Op o : list) listed |= code == static_cast<int>(o) + 1;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
+}
+
+Term join(Term a, const Term& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The three disjoint ways a lane's guard passes, and the two it fails.
+struct Guards {
+  std::vector<Term> pass, fail;
+};
+
+Guards guards(Net& n, int lane) {
+  std::string rg = "rg" + std::to_string(lane);
+  Lit none = dims(n, "f_guard", 0, 1), pos = dims(n, "f_guard", 1, 4), neg = dims(n, "f_guard", 5, 4);
+  Lit is0 = {n.dim(rg, 0)}, is1 = {n.dim(rg, 1)};
+  return {{{none}, {pos, is1}, {neg, is0}}, {{pos, is0}, {neg, is1}}};
+}
+
+void lane_control(Net& n, Mlp& m, int lane) {
+  const std::string s = std::to_string(lane);
+  const Lit in = {n.dim("step", 28 + 2 * lane)}, out = {n.dim("step", 29 + 2 * lane)};
+  const int eff0 = n.dim("eff" + s, 0), eff1 = n.dim("eff" + s, 1);
+  auto hi = [&](int k) { return n.dim("npc_hi" + s, k); };
+  auto lo = [&](int k) { return n.dim("npc_lo" + s, k); };
+  auto act = [&](int k) { return n.dim("act" + s, k); };
+  Guards g = guards(n, lane);
+  const Lit bra = ops(n, {Op::kBra}), exit = ops(n, {Op::kExit}), bar = ops(n, {Op::kBar});
+  const Lit other = ops(n, {Op::kExit, Op::kBar}, true);
+
+  m.rule({out}, {eff1, hi(16), lo(8), act(0)});
+  for (const Term& p : g.pass) {
+    m.rule(join({in, exit}, p), {eff0, act(1)});
+    m.rule(join({in, bar}, p), {eff0, act(2)});
+    m.rule(join({in, other}, p), {eff0, act(0)});
+    // Taken: the target is the immediate, 16 n1 + n0 (< 128): hi = 2 n1 + n0 / 8, lo = n0 % 8.
+    for (int b = 0; b < 8; ++b)
+      for (int half = 0; half < 2; ++half) m.rule(join({in, bra, {n.dim("f_imm", 16 + b)}, dims(n, "f_imm", 8 * half, 8)}, p), {hi(2 * b + half)});
+    for (int a = 0; a < 8; ++a) m.rule(join({in, bra, {n.dim("f_imm", a), n.dim("f_imm", a + 8)}}, p), {lo(a)});
+  }
+  for (const Term& f : g.fail) m.rule(join({in}, f), {eff1, act(0)});
+  // Not taken: the next block (block 127 wraps to 0; a program never falls off its end).
+  std::vector<Term> next = {{ops(n, {Op::kBra}, true)}};
+  for (const Term& f : g.fail) next.push_back(join({bra}, f));
+  for (const Term& c : next) {
+    for (int k = 0; k < 8; ++k) m.rule(join({in, {n.dim("step", 20 + k)}}, c), {lo((k + 1) % 8)});
+    for (int h = 0; h < 16; ++h) {
+      m.rule(join({in, {n.dim("step", 4 + h)}, {n.dim("step", 27)}}, c), {hi((h + 1) % 16)});
+      m.rule(join({in, {n.dim("step", 4 + h)}, dims(n, "step", 20, 7)}, c), {hi(h)});
+    }
+  }
+}
+
+}  // namespace
+
+void build_lane_control(Net& n) {
+  Mlp m(n, kRegisterLayer);
+  for (int lane = 0; lane < kLanes; ++lane) lane_control(n, m, lane);
+}
+
+}  // namespace qgpu::lift
