@@ -120,8 +120,10 @@ TEST_F(CompileCli, OptionErrors) {
     std::string options, err;
   };
   const Case cases[] = {
-      {" --engine model", "--engine model: the compiled model loads the program image but does not "
-                          "generate execution records yet (issue 5, docs/design.md §3); use --engine interp"},
+      {" --engine model", "--engine model: the compiled model holds the machine's state but does not generate "
+                          "execution records yet (issue 5, docs/design.md §3); use --engine interp, or --check "
+                          "to compare the model's state with the interpreter's record by record"},
+      {" --check --rounding bf16", "--rounding bf16: expected llama or transformers"},
       {" --engine gpu", "--engine gpu: expected interp or model"},
       {" --dtype f64", "--dtype f64: expected f32, bf16 or f16"},
       {" --dump=asm", "--dump=asm: expected ptx, ir, alloc or blocks"},
@@ -137,6 +139,24 @@ TEST_F(CompileCli, OptionErrors) {
   Result missing = qgpu(run("--arg 'x=[1]' --arg 'out=[0]'"));
   EXPECT_EQ(missing.status, 1);
   EXPECT_EQ(missing.err, "qgpu: error: kernel parameter 'n' needs a value: --arg n=N\n");
+}
+
+// --check builds the GPU-only model into the cache on first use (QGPU_CACHE_DIR), reuses
+// it, and reports the teacher-forced comparison; a model that is not there is one error.
+TEST_F(CompileCli, CheckComparesTheModelWithTheInterpreter) {
+  test_util::TempDir cache;
+  const std::string env = "QGPU_CACHE_DIR='" + cache.path.string() + "' ";
+  for (int i = 0; i < 2; ++i) {
+    Result r = test_util::qgpu_env(env, run(kArgs + " --check --json --dtype bf16"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    json j = json::parse(r.out);
+    EXPECT_EQ(j["equal"], true);
+    EXPECT_GT(j["tokens"].get<int>(), j["prompt_tokens"].get<int>());
+    EXPECT_EQ(r.err.find("building the GPU-only model") != std::string::npos, i == 0) << r.err;
+  }
+  Result missing = qgpu(run(kArgs + " --check --model /nonexistent/qgpu-model"));
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("/nonexistent/qgpu-model"), std::string::npos) << missing.err;
 }
 
 }  // namespace

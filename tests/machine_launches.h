@@ -9,11 +9,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
-#include "engine/model.h"
-#include "engine/state.h"
 #include "gpu/interp.h"
-#include "host/readout.h"
-#include "lift/machine_model.h"
 #include "test_util.h"
 
 namespace qgpu::test_util {
@@ -58,9 +54,9 @@ inline std::vector<Launched> image_launches() {
 // records, and the interpreter's state after each.
 struct Forced {
   std::string name;
-  std::vector<int32_t> tokens;
-  std::vector<MachineState> after;
-  size_t prompt_size = 0;
+  std::vector<Rec> prompt, records;
+  std::vector<int32_t> tokens;  // prompt and records as token ids
+  MachineState final;           // the interpreter's state after the last record
 };
 
 // "--grid 3 --block 4,2" -> {3, 1} or {4, 2}.
@@ -89,46 +85,11 @@ inline Forced corpus_forced(const std::string& name, int index) {
     if (flag == "--kernel") o.kernel = value;
   }
   CompiledKernel k = compile_cuda(source, o);
-  Forced f{.name = name + "#" + std::to_string(index)};
-  MachineState s;
-  for (const Rec& r : encode_image(k.program, k.program.launch)) {
-    apply(s, r);
-    f.tokens.push_back(token_id(r));
-    f.after.push_back(s);
-  }
-  f.prompt_size = f.tokens.size();
-  while (s.phase == Phase::kRunning) {
-    Rec r = next_record(s);
-    apply(s, r);
-    f.tokens.push_back(token_id(r));
-    f.after.push_back(s);
-  }
+  Trace t = qgpu::run(k.program, k.program.launch);
+  Forced f{.name = name + "#" + std::to_string(index), .prompt = t.prompt, .records = t.records, .final = t.final};
+  for (const std::vector<Rec>* part : {&f.prompt, &f.records})
+    for (const Rec& r : *part) f.tokens.push_back(token_id(r));
   return f;
-}
-
-// The step the model must hold after a record: the latest sched, or the null step.
-inline Rec expected_step(const MachineState& s) {
-  return s.step.kind == Tok::kSched ? s.step : Rec{Tok::kSched, 0, lift::kNullBlock, 0};
-}
-
-// The step, and every register and predicate the interpreter says is written in this wave,
-// decoded from the model's state, equal the interpreter's.
-inline void expect_machine_state(const engine::Model& m, const engine::State& s, const MachineState& st,
-                                 const std::string& at) {
-  Rec step = host::read_step(m, s);
-  ASSERT_TRUE(step == expected_step(st)) << at << ": step " << record_text(step);
-  for (int w = 0; w < kWarps; ++w)
-    for (int lane = 0; lane < kLanes; ++lane) {
-      const LaneState& ls = st.lane[w][lane];
-      for (int i = 0; i < kRegs; ++i) {
-        if (!(ls.r_written >> i & 1)) continue;
-        ASSERT_EQ(host::read_register(m, s, w, lane, i + 1), ls.r[i]) << at << ": warp " << w << " lane " << lane << " r" << i;
-      }
-      for (int i = 0; i < kPreds; ++i) {
-        if (!(ls.p_written >> i & 1)) continue;
-        ASSERT_EQ(host::read_register(m, s, w, lane, kRegs + 1 + i), ls.p[i] ? 1u : 0u) << at << ": warp " << w << " lane " << lane << " p" << i;
-      }
-    }
 }
 
 }  // namespace qgpu::test_util

@@ -57,10 +57,11 @@ struct Result {
   std::string out, err;
 };
 
-// Runs `qgpu ARGS` (through the shell) with stdout and stderr captured apart.
-inline Result qgpu(const std::string& args) {
+// Runs `ENV qgpu ARGS` (through the shell; env: "NAME=VALUE " assignments or empty) with
+// stdout and stderr captured apart.
+inline Result qgpu_env(const std::string& env, const std::string& args) {
   TempFile err;
-  std::string command = std::string(QGPU_BINARY) + " " + args + " 2>'" + err.path.string() + "'";
+  std::string command = env + std::string(QGPU_BINARY) + " " + args + " 2>'" + err.path.string() + "'";
   Result r;
   FILE* pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr) << command;
@@ -72,5 +73,7 @@ inline Result qgpu(const std::string& args) {
   r.err = read_file(err.path);
   return r;
 }
+
+inline Result qgpu(const std::string& args) { return qgpu_env("", args); }
 
 }  // namespace qgpu::test_util

@@ -63,12 +63,6 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-Rounding rounding_option(const std::string& s) {
-  if (s == "llama") return Rounding::llama_cpp;
-  if (s == "transformers") return Rounding::transformers;
-  fail("--rounding {}: expected llama or transformers", s);
-}
-
 struct ForwardArgs {
   std::string model, tokens, dtype, rounding = "llama";
   bool json = false, reference = false;
@@ -242,6 +236,12 @@ void add_tiny_model_command(CLI::App& app) {
     write_tiny_model(*out, *s);
     fmt::print("wrote {}\n", *out);
   });
+}
+
+Rounding rounding_option(const std::string& s) {
+  if (s == "llama") return Rounding::llama_cpp;
+  if (s == "transformers") return Rounding::transformers;
+  fail("--rounding {}: expected llama or transformers", s);
 }
 
 }  // namespace qgpu

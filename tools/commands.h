@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "engine/forward.h"
+
 namespace qgpu {
 
 void add_asm_command(CLI::App& app);
@@ -17,6 +19,9 @@ void add_compile_model_command(CLI::App& app);
 
 // "X" or "X,Y" (the --grid / --block syntax) into two positive integers; throws Error.
 std::pair<int, int> parse_dims(const std::string& text, const char* what);
+
+// --rounding llama|transformers; throws Error.
+engine::Rounding rounding_option(const std::string& s);
 
 // Reads a whole file; throws Error naming the file when it cannot.
 std::string read_text_file(const std::string& path);

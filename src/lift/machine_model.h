@@ -67,5 +67,8 @@ Builder build_machine();
 std::string machine_tokenizer_json();
 // Writes the GPU-only model as a HF directory.
 void write_machine_model(const std::string& dir, engine::DType dtype);
+// A hash of the sources the weights depend on (generated at build time): a cached model
+// built by another construction has another fingerprint.
+const char* construction_fingerprint();
 
 }  // namespace qgpu::lift

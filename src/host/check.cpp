@@ -1,0 +1,217 @@
+// Every comparison returns the first field that differs, or nothing. Residual fields are
+// decoded by name from lift::machine_layout(); a field that is not a valid code is a
+// divergence too ("not a code").
+#include "host/check.h"
+
+#include <cmath>
+#include <functional>
+
+#include "base/error.h"
+#include "host/readout.h"
+#include "lift/machine_model.h"
+
+namespace qgpu::host {
+namespace {
+
+using engine::Model;
+using engine::State;
+using Found = std::optional<Divergence>;
+
+std::string code_text(std::optional<int64_t> v) { return v ? fmt::to_string(*v) : "not a code"; }
+
+Found differ(int layer, std::string field, std::optional<int64_t> want, std::optional<int64_t> got) {
+  if (want == got) return std::nullopt;
+  return Divergence{.layer = layer, .field = std::move(field), .want = code_text(want), .got = code_text(got)};
+}
+
+// The hot entry of a one-hot residual field (entries near 1 and 0), else nullopt.
+std::optional<int64_t> hot(std::span<const float> x, const lift::Field& f, int first = 0, int n = -1) {
+  if (n < 0) n = f.size - first;
+  std::optional<int64_t> found;
+  for (int i = 0; i < n; ++i) {
+    float v = x[f.dim(first + i)];
+    if (v > 0.5f && v < 1.5f && !found) found = i;
+    else if (std::fabs(v) > 0.25f) return std::nullopt;
+  }
+  return found;
+}
+
+// A word of 8 one-hot nibbles in a residual field.
+std::optional<int64_t> word(std::span<const float> x, const lift::Field& f) {
+  uint32_t w = 0;
+  for (int g = 0; g < 8; ++g) {
+    std::optional<int64_t> n = hot(x, f, 16 * g, 16);
+    if (!n) return std::nullopt;
+    w |= static_cast<uint32_t>(*n) << (4 * g);
+  }
+  return w;
+}
+
+Rec held_step(const MachineState& s) {
+  return s.step.kind == Tok::kSched ? s.step : Rec{Tok::kSched, 0, lift::kNullBlock, 0};
+}
+
+// A register or predicate of the step's lane as the interpreter has it: nullopt when it is
+// not written in this wave (the model still holds an older valid word: nothing to compare).
+std::optional<uint32_t> lane_value(const LaneState& ls, int code) {
+  if (code <= kRegs) return (ls.r_written >> (code - 1) & 1) ? std::optional<uint32_t>(ls.r[code - 1]) : std::nullopt;
+  int pi = code - 1 - kRegs;
+  return (ls.p_written >> pi & 1) ? std::optional<uint32_t>(ls.p[pi]) : std::nullopt;
+}
+
+}  // namespace
+
+Found compare_state(const Model& m, const State& s, const MachineState& st) {
+  Rec want = held_step(st), got;
+  try {
+    got = read_step(m, s);
+  } catch (const Error& e) {
+    return Divergence{.layer = lift::kControlLayer, .field = "step", .want = record_text(want), .got = e.what()};
+  }
+  if (!(got == want))
+    return Divergence{.layer = lift::kControlLayer, .field = "step", .want = record_text(want), .got = record_text(got)};
+  for (int w = 0; w < kWarps; ++w)
+    for (int lane = 0; lane < kLanes; ++lane)
+      for (int code = 1; code <= kRegs + kPreds; ++code) {
+        std::optional<uint32_t> v = lane_value(st.lane[w][lane], code);
+        if (!v) continue;
+        std::string field = fmt::format("warp {} lane {} {}{}", w, lane, code <= kRegs ? "r" : "p",
+                                        code <= kRegs ? code - 1 : code - 1 - kRegs);
+        std::optional<uint32_t> r;
+        try {
+          r = read_register(m, s, w, lane, code);
+        } catch (const Error& e) {
+          return Divergence{.layer = lift::kRegisterLayer, .field = field, .want = fmt::to_string(*v), .got = e.what()};
+        }
+        if (Found d = differ(lift::kRegisterLayer, field, *v, r ? std::optional<int64_t>(*r) : std::nullopt)) return d;
+      }
+  return std::nullopt;
+}
+
+namespace {
+
+// The residual after L1: every ROM field of the step's block.
+Found compare_fetch(const lift::Layout& l, const MachineState& st, std::span<const float> x) {
+  const RomSlot& slot = st.rom[held_step(st).y];
+  const int L = lift::kRomLayer;
+  if (Found d = differ(L, "fetch op", slot.op ? static_cast<int>(*slot.op) + 1 : 0, hot(x, l["f_op"]))) return d;
+  const std::pair<const char*, int> codes[] = {
+      {"f_guard", slot.guard}, {"f_d", slot.d}, {"f_a", slot.a}, {"f_b", slot.b}, {"f_c", slot.c}};
+  for (auto [field, want] : codes)
+    if (Found d = differ(L, fmt::format("fetch {}", field + 2), want, hot(x, l[field]))) return d;
+  return differ(L, "fetch imm", slot.imm, word(x, l["f_imm"]));
+}
+
+// L2's lane control for one lane (skipped when its guard predicate is not written).
+Found compare_control(const lift::Layout& l, const MachineState& st, std::span<const float> x, int lane) {
+  Rec step = held_step(st);
+  const RomSlot& slot = st.rom[step.y];
+  const std::string s = std::to_string(lane);
+  const int L = lift::kRegisterLayer;
+  bool in = step.z >> lane & 1;
+  std::optional<uint32_t> p = slot.guard == 0 ? 1u : lane_value(st.lane[step.x][lane], kRegs + 1 + (slot.guard - 1) % 4);
+  if (!p) return std::nullopt;
+  bool eff = in && ((*p != 0) != (slot.guard >= 5));
+  int target = eff && slot.op == Op::kBra ? static_cast<int>(slot.imm) : (step.y + 1) % kBlocks;
+  int act = !eff ? 0 : slot.op == Op::kExit ? 1 : slot.op == Op::kBar ? 2 : 0;
+  if (Found d = differ(L, "lane " + s + " effective (0 yes, 1 no)", eff ? 0 : 1, hot(x, l["eff" + s]))) return d;
+  if (Found d = differ(L, "lane " + s + " next PC / 8", in ? target / 8 : 16, hot(x, l["npc_hi" + s]))) return d;
+  if (Found d = differ(L, "lane " + s + " next PC % 8", in ? target % 8 : 8, hot(x, l["npc_lo" + s]))) return d;
+  return differ(L, "lane " + s + " exit/arrive", act, hot(x, l["act" + s]));
+}
+
+// The residual after L2: the operands and guard of every lane (the null slot's 0 unless
+// the lane is in the step's mask and the field is a register or predicate), then the lane
+// control.
+Found compare_operands(const lift::Layout& l, const MachineState& st, std::span<const float> x) {
+  Rec step = held_step(st);
+  const RomSlot& slot = st.rom[step.y];
+  const int L = lift::kRegisterLayer;
+  const std::pair<const char*, int> ports[3] = {{"ra", slot.a}, {"rb", slot.b}, {"rc", slot.c}};
+  for (int lane = 0; lane < kLanes; ++lane) {
+    bool in = step.z >> lane & 1;
+    auto want = [&](int code) -> std::optional<uint32_t> {
+      if (!in || code < 1 || code > kRegs + kPreds) return 0u;
+      return lane_value(st.lane[step.x][lane], code);
+    };
+    for (auto [port, code] : ports) {
+      std::optional<int64_t> got = word(x, l[port + std::to_string(lane)]);
+      std::optional<uint32_t> w = want(code);
+      std::string field = fmt::format("lane {} operand {}", lane, port + 1);
+      if (!got || (w && *w != *got)) return differ(L, field, w ? std::optional<int64_t>(*w) : std::nullopt, got);
+    }
+    std::optional<int64_t> g = hot(x, l["rg" + std::to_string(lane)]);
+    std::optional<uint32_t> w = want(slot.guard >= 1 ? kRegs + 1 + (slot.guard - 1) % 4 : 0);
+    if (!g || (w && *w != *g)) return differ(L, fmt::format("lane {} guard", lane), w ? std::optional<int64_t>(*w) : std::nullopt, g);
+    if (Found d = compare_control(l, st, x, lane)) return d;
+  }
+  return std::nullopt;
+}
+
+// After the prompt: memory and ROM as the image wrote them.
+Found compare_image(const Model& m, const State& s, const MachineState& st) {
+  std::vector<std::optional<uint32_t>> mem;
+  std::array<RomSlot, kBlocks> rom;
+  try {
+    mem = read_memory(m, s);
+    rom = read_rom(m, s);
+  } catch (const Error& e) {  // a row that is not a valid code; the message names it
+    return Divergence{.layer = lift::kMemoryLayer, .field = "memory and ROM", .want = "valid codes", .got = e.what()};
+  }
+  for (int a = 0; a < kMemWords; ++a) {
+    std::optional<int64_t> want = st.mem_written[a] ? std::optional<int64_t>(st.mem[a]) : std::nullopt;
+    if (Found d = differ(lift::kMemoryLayer, fmt::format("memory word {}", a), want, mem[a] ? std::optional<int64_t>(*mem[a]) : std::nullopt))
+      return d;
+  }
+  for (int b = 0; b < kBlocks; ++b)
+    if (!(rom[b] == st.rom[b])) {
+      std::optional<Instr> want = rom_instr(st.rom[b]), got = rom_instr(rom[b]);
+      return Divergence{.layer = lift::kRomLayer, .field = fmt::format("ROM block {}", b),
+                        .want = want ? instr_text(*want) : "empty", .got = got ? instr_text(*got) : "empty"};
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string Divergence::text() const {
+  return fmt::format("token {} ({}): layer {} {}: the interpreter has {}, the model {}", token, record, layer, field, want, got);
+}
+
+CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
+                         std::span<const Rec> records) {
+  const lift::Layout l = lift::machine_layout();
+  std::vector<float> after1, after2;
+  engine::TraceFn user = options.trace;
+  options.trace = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
+    if (user) user(name, il, pos, v);
+    if (std::string_view(name) != "layer_out") return;
+    if (il == lift::kRomLayer) after1.assign(v.begin(), v.end());
+    if (il == lift::kRegisterLayer) after2.assign(v.begin(), v.end());
+  };
+  engine::Runtime rt(m, options);
+  State s = engine::make_state(m.config);
+  MachineState st;
+  CheckReport report{.prompt_tokens = static_cast<int64_t>(prompt.size())};
+  std::vector<float> logits;
+  for (size_t i = 0; i < prompt.size() + records.size(); ++i) {
+    const Rec& r = i < prompt.size() ? prompt[i] : records[i - prompt.size()];
+    apply(st, r);
+    int32_t id = token_id(r);
+    rt.forward(s, std::span(&id, 1), logits);
+    Found d = compare_state(m, s, st);
+    if (!d) d = compare_fetch(l, st, after1);
+    if (!d) d = compare_operands(l, st, after2);
+    if (!d && i + 1 == prompt.size()) d = compare_image(m, s, st);
+    report.tokens = static_cast<int64_t>(i) + 1;
+    if (d) {
+      d->token = static_cast<int64_t>(i);
+      d->record = record_text(r);
+      report.first = d;
+      break;
+    }
+  }
+  return report;
+}
+
+}  // namespace qgpu::host
