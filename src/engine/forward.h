@@ -40,8 +40,12 @@ struct RuntimeOptions {
   MatmulPath matmul = MatmulPath::fast;     // the one place the path is chosen
   Rounding rounding = Rounding::llama_cpp;  // the one place the rounding policy is chosen
   int64_t max_batch = 64;                   // tokens per layer pass during prefill
-  // Skip weight rows that are all zero (decided once here, by reading every weight): for
-  // models that are mostly structure, like the compiled machine. Results are unchanged.
+  // Exploit the weights' structure, decided once here by reading every weight: for models
+  // that are mostly zeros, like the compiled machine. A weight whose nonzero rows are at
+  // most 1/16 nonzero is multiplied from a CSR copy in the reference's order (so on either
+  // path it gives MatmulPath::reference's bits); another weight with zero rows skips them
+  // (its other rows as the path computes them); value heads, attention layers and MLPs
+  // that are provably zero are skipped (they would add exact zeros).
   bool skip_zero_rows = false;
   TraceFn trace;                            // null: no tracing
 };
