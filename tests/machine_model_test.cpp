@@ -112,5 +112,13 @@ TEST_F(MachineModel, SkippingZeroRowsEqualsTheReference) {
   }
 }
 
+TEST_F(MachineModel, AutoThreadsCountsTheWorkAsItWillRun) {
+  // Multiplied densely the machine is large (all cores); from its CSR copies it is about
+  // 79 thousand multiply-adds a token (one thread).
+  Model m = load_model(*dir_ / "gpu");
+  EXPECT_EQ(Runtime(m).threads(), default_thread_count());
+  EXPECT_EQ(Runtime(m, {.skip_zero_rows = true}).threads(), 1);
+}
+
 }  // namespace
 }  // namespace qgpu

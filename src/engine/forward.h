@@ -36,7 +36,7 @@ enum class Rounding {
 };
 
 struct RuntimeOptions {
-  int threads = 0;                          // 0: all cores
+  int threads = 0;                          // 0: all cores, or 1 for a small model
   MatmulPath matmul = MatmulPath::fast;     // the one place the path is chosen
   Rounding rounding = Rounding::llama_cpp;  // the one place the rounding policy is chosen
   int64_t max_batch = 64;                   // tokens per layer pass during prefill
@@ -58,6 +58,7 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   const Model& model() const { return model_; }
+  int threads() const { return pool_.size(); }  // the pool's, counting the caller
   // Runs tokens (any count >= 1) from state s. Writes the logits of the last token to
   // `logits` ([V]); with all_logits, of every token ([T][V]). Token ids are checked.
   void forward(State& s, std::span<const int32_t> tokens, std::vector<float>& logits,
@@ -73,8 +74,8 @@ class Runtime {
   DType act_;                        // activations round to this at the policy's points (f32: not)
   std::vector<LayerWeights> layers_; // the model's layers with per-channel parameters as the
   std::vector<float> norm_;          // policy holds them (transformers: rounded to the dtype)
+  std::unique_ptr<Scratch> scratch_; // before pool_: the thread count reads what it found
   ThreadPool pool_;
-  std::unique_ptr<Scratch> scratch_;
 };
 
 }  // namespace qgpu::engine
