@@ -125,6 +125,16 @@ TEST(Engine, RecurrentStateIsReadableAndStartsAtZero) {
   EXPECT_EQ(s.recurrent(m.config, 0, 3).size(), size_t(16 * 16));
 }
 
+TEST(Engine, AutoThreadsRunsASmallModelOnOneThread) {
+  // Far below kSmallModelWork multiply-adds per token: the pool would cost more than it
+  // saves. An explicit count is kept. (The compiled machine, dense and sparse: machine_model_test.)
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LF"});
+  Model m = load_model(dir / "m");
+  EXPECT_EQ(Runtime(m).threads(), 1);
+  EXPECT_EQ(Runtime(m, {.threads = 3}).threads(), 3);
+}
+
 TEST(Engine, GreedyAndSampledGeneration) {
   TempDir dir;
   write_tiny_model(dir / "m", {.layers = "LF"});

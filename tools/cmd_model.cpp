@@ -161,7 +161,7 @@ void add_forward_command(CLI::App& app) {
   cmd->add_option("--dtype", a->dtype, "Convert matmul weights to f32, bf16 or f16 (default: as stored)");
   cmd->add_flag("--json", a->json, "Print {\"logits\": [[...], ...]}");
   cmd->add_option("--top", a->top, "Print only the K largest logits per position");
-  cmd->add_option("--threads", a->threads, "Threads (default: all cores)");
+  cmd->add_option("--threads", a->threads, "Threads (default: all cores; 1 for a small model)");
   cmd->add_flag("--reference", a->reference, "Use the plain-loop reference matmul");
   cmd->add_option("--rounding", a->rounding,
                   "Where bf16/f16 activations round: llama (default; matmul inputs only) or "
@@ -183,7 +183,7 @@ void add_generate_command(CLI::App& app) {
   cmd->add_option("--top-p", a->top_p, "Nucleus sampling threshold (1: off)");
   cmd->add_option("--seed", a->seed, "Sampling seed");
   cmd->add_flag("--ignore-eos", a->ignore_eos, "Do not stop at the config's eos tokens");
-  cmd->add_option("--threads", a->threads, "Threads (default: all cores)");
+  cmd->add_option("--threads", a->threads, "Threads (default: all cores; 1 for a small model)");
   cmd->add_flag("--json", a->json, "Print one JSON object (tokens, text, tokens/s)");
   cmd->callback([a] { run_generate(*a); });
 }

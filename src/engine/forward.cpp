@@ -70,29 +70,48 @@ void round_params(DType t, LayerWeights& l) {
   for (float& a : l.linear_attn.a) a = decay_rate_in(t, a);
 }
 
-// Every Linear of the model that has all-zero rows, with its nonzero row blocks.
-void find_zero_rows(const Model& m, std::unordered_map<const void*, std::vector<RowBlock>>& sparse) {
-  auto scan = [&](const Linear& w) {
-    if (!w.w.data || sparse.count(w.w.data)) return;
-    std::vector<RowBlock> blocks = nonzero_row_blocks(w);
-    int64_t kept = 0;
-    for (const RowBlock& b : blocks) kept += b.end - b.begin;
-    if (kept < w.out()) sparse.emplace(w.w.data, std::move(blocks));
-  };
+// Calls fn on every Linear of the model: each layer's mixer and MLP, then the head.
+template <typename Fn>
+void for_each_linear(const Model& m, Fn fn) {
   for (const LayerWeights& l : m.layers) {
     const DeltaNetWeights& d = l.linear_attn;
     const AttentionWeights& a = l.self_attn;
     for (const Linear* w : {&d.in_proj_qkv, &d.in_proj_z, &d.in_proj_b, &d.in_proj_a, &d.out_proj,
                             &a.q_proj, &a.k_proj, &a.v_proj, &a.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
-      scan(*w);
+      if (w->w.data) fn(*w);
   }
-  scan(m.lm_head);
+  fn(m.lm_head);
 }
 
-bool rows_zero(const std::unordered_map<const void*, std::vector<RowBlock>>& sparse,
-               const Linear& w, int64_t begin, int64_t end) {
-  auto it = sparse.find(w.w.data);
-  if (it == sparse.end()) return false;  // no zero rows at all
+// A weight is multiplied from a CSR copy when its nonzero rows are at most 1/16 nonzero.
+// The alternative is the AVX-512 kernel over those rows (matmul_fast_rows), and the CSR
+// kernel's ~0.4 ns per nonzero per token beats it in decode for every dtype up to that
+// density (measured with rows of in/16 nonzeros: bf16 0.6-0.9x its time, f32 0.2-0.4x);
+// at 1/8, bf16 decode is 1.1-1.7x slower. The compiled machine's rows are 1/26 or sparser.
+constexpr int64_t kCsrMaxDensity = 16;
+
+// Every Linear of the model, read once: a CSR copy of those sparse enough, the nonzero row
+// blocks of the others that have zero rows.
+void find_structure(const Model& m, Runtime::Scratch& s) {
+  for_each_linear(m, [&](const Linear& w) {
+    if (s.csr.count(w.w.data) || s.sparse.count(w.w.data)) return;  // tied: seen
+    NonzeroCount n = count_nonzeros(w);
+    if (n.entries * kCsrMaxDensity <= n.rows * w.in())
+      s.csr.emplace(w.w.data, make_csr(w));
+    else if (n.rows < w.out())
+      s.sparse.emplace(w.w.data, nonzero_row_blocks(w));
+  });
+}
+
+// Whether rows [begin, end) of w are all zero, from what find_structure found.
+bool rows_zero(const Runtime::Scratch& s, const Linear& w, int64_t begin, int64_t end) {
+  if (auto it = s.csr.find(w.w.data); it != s.csr.end()) {
+    const std::vector<int32_t>& rows = it->second.rows;
+    auto first = std::lower_bound(rows.begin(), rows.end(), begin);
+    return first == rows.end() || *first >= end;
+  }
+  auto it = s.sparse.find(w.w.data);
+  if (it == s.sparse.end()) return false;  // no zero rows at all
   for (const RowBlock& b : it->second)
     if (b.begin < end && b.end > begin) return false;
   return true;
@@ -107,9 +126,9 @@ void find_dead_parts(const Model& m, Runtime::Scratch& s) {
   s.mlp_zero.assign(L, 0);
   for (int il = 0; il < L; ++il) {
     const LayerWeights& l = m.layers[il];
-    s.mlp_zero[il] = rows_zero(s.sparse, l.down_proj, 0, l.down_proj.out());
+    s.mlp_zero[il] = rows_zero(s, l.down_proj, 0, l.down_proj.out());
     if (!l.linear) {
-      s.attention_zero[il] = rows_zero(s.sparse, l.self_attn.o_proj, 0, l.self_attn.o_proj.out());
+      s.attention_zero[il] = rows_zero(s, l.self_attn.o_proj, 0, l.self_attn.o_proj.out());
       continue;
     }
     const int64_t dk = c.linear_key_head_dim;
@@ -117,10 +136,53 @@ void find_dead_parts(const Model& m, Runtime::Scratch& s) {
     s.dead_heads[il].assign(c.linear_num_value_heads, 0);
     for (int j = 0; j < c.linear_num_value_heads; ++j) {
       int64_t kh = m.key_head_of(j);
-      s.dead_heads[il][j] = rows_zero(s.sparse, qkv, kh * dk, (kh + 1) * dk) &&
-                            rows_zero(s.sparse, qkv, c.key_dim() + kh * dk, c.key_dim() + (kh + 1) * dk);
+      s.dead_heads[il][j] = rows_zero(s, qkv, kh * dk, (kh + 1) * dk) &&
+                            rows_zero(s, qkv, c.key_dim() + kh * dk, c.key_dim() + (kh + 1) * dk);
     }
   }
+}
+
+// The scratch buffers for max_batch tokens and, with skip_zero_rows, what the scan of every
+// weight found.
+std::unique_ptr<Runtime::Scratch> make_runtime_scratch(const Model& m, const RuntimeOptions& o) {
+  CHECK(o.max_batch >= 1);
+  std::unique_ptr<Runtime::Scratch> s = make_scratch(m.config, o.max_batch);
+  if (o.skip_zero_rows) {
+    find_structure(m, *s);
+    find_dead_parts(m, *s);
+  }
+  return s;
+}
+
+// Multiply-adds per token of the matmuls as this Runtime runs them: a dense weight's
+// out * in, a CSR weight's nonzeros, a row-skipping weight's kept rows * in.
+int64_t matmul_work_per_token(const Model& m, const Runtime::Scratch& s) {
+  int64_t work = 0;
+  for_each_linear(m, [&](const Linear& w) {
+    auto csr = s.csr.find(w.w.data);
+    auto sparse = s.sparse.find(w.w.data);
+    if (csr != s.csr.end()) {
+      work += csr->second.nnz();
+    } else if (sparse != s.sparse.end()) {
+      for (const RowBlock& b : sparse->second) work += (b.end - b.begin) * w.in();
+    } else {
+      work += w.out() * w.in();
+    }
+  });
+  return work;
+}
+
+// Below this many matmul multiply-adds per token (8.4 M), threads == 0 means one thread.
+// Measured on this 2-core VM, decode with 2 threads against 1 on tiny models (LLLF, hidden
+// H, MLP 3H, 64-wide heads, vocab 8H): up to 1.2 M the same (no loop reaches
+// kParallelWork), 2.6-4.7 M 6-16% slower, 7.3 M f32 7% faster and bf16 5% slower,
+// 10.5 M f32 16% faster and bf16 even, from 18.7 M on 1.8x faster.
+constexpr int64_t kSmallModelWork = int64_t{1} << 23;
+
+// options.threads, or for 0 all cores, except one for a model too small to share.
+int thread_count(const RuntimeOptions& o, const Model& m, const Runtime::Scratch& s) {
+  if (o.threads > 0) return o.threads;
+  return matmul_work_per_token(m, s) < kSmallModelWork ? 1 : default_thread_count();
 }
 
 }  // namespace
@@ -134,8 +196,11 @@ float decay_rate_in(DType t, float a) { return -std::exp(round_to(t, std::log(-a
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
             const Exec& ex) {
   CHECK(static_cast<size_t>(T * w.in() * 4) <= s.xq.size());
+  auto csr = s.csr.find(w.w.data);
   auto sparse = s.sparse.find(w.w.data);
-  if (ex.path == MatmulPath::reference)
+  if (csr != s.csr.end())  // the reference's sum, so on either path
+    matmul_csr(w, csr->second, x, y, T, s.xq.data(), ex.pool);
+  else if (ex.path == MatmulPath::reference)
     matmul_reference(w, x, y, T, s.xq.data());
   else if (sparse != s.sparse.end())
     matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, sparse->second);
@@ -150,16 +215,11 @@ Runtime::Runtime(const Model& model, RuntimeOptions options)
       act_(options_.rounding == Rounding::transformers ? model.dtype : DType::f32),
       layers_(model.layers),
       norm_(model.norm),
-      pool_(options_.threads > 0 ? options_.threads : default_thread_count()) {
-  CHECK(options_.max_batch >= 1);
+      scratch_(make_runtime_scratch(model_, options_)),
+      pool_(thread_count(options_, model_, *scratch_)) {
   if (act_ != DType::f32) {
     for (LayerWeights& l : layers_) round_params(act_, l);
     for (float& w : norm_) w = norm_multiplier_in(act_, w);
-  }
-  scratch_ = make_scratch(model_.config, options_.max_batch);
-  if (options_.skip_zero_rows) {
-    find_zero_rows(model_, scratch_->sparse);
-    find_dead_parts(model_, *scratch_);
   }
 }
 

@@ -36,12 +36,16 @@ enum class Rounding {
 };
 
 struct RuntimeOptions {
-  int threads = 0;                          // 0: all cores
+  int threads = 0;                          // 0: all cores, or 1 for a small model
   MatmulPath matmul = MatmulPath::fast;     // the one place the path is chosen
   Rounding rounding = Rounding::llama_cpp;  // the one place the rounding policy is chosen
   int64_t max_batch = 64;                   // tokens per layer pass during prefill
-  // Skip weight rows that are all zero (decided once here, by reading every weight): for
-  // models that are mostly structure, like the compiled machine. Results are unchanged.
+  // Exploit the weights' structure, decided once here by reading every weight: for models
+  // that are mostly zeros, like the compiled machine. A weight whose nonzero rows are at
+  // most 1/16 nonzero is multiplied from a CSR copy in the reference's order (so on either
+  // path it gives MatmulPath::reference's bits); another weight with zero rows skips them
+  // (its other rows as the path computes them); value heads, attention layers and MLPs
+  // that are provably zero are skipped (they would add exact zeros).
   bool skip_zero_rows = false;
   TraceFn trace;                            // null: no tracing
 };
@@ -54,6 +58,7 @@ class Runtime {
   Runtime& operator=(const Runtime&) = delete;
 
   const Model& model() const { return model_; }
+  int threads() const { return pool_.size(); }  // the pool's, counting the caller
   // Runs tokens (any count >= 1) from state s. Writes the logits of the last token to
   // `logits` ([V]); with all_logits, of every token ([T][V]). Token ids are checked.
   void forward(State& s, std::span<const int32_t> tokens, std::vector<float>& logits,
@@ -69,8 +74,8 @@ class Runtime {
   DType act_;                        // activations round to this at the policy's points (f32: not)
   std::vector<LayerWeights> layers_; // the model's layers with per-channel parameters as the
   std::vector<float> norm_;          // policy holds them (transformers: rounded to the dtype)
+  std::unique_ptr<Scratch> scratch_; // before pool_: the thread count reads what it found
   ThreadPool pool_;
-  std::unique_ptr<Scratch> scratch_;
 };
 
 }  // namespace qgpu::engine

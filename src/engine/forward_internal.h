@@ -24,8 +24,9 @@ struct Runtime::Scratch {
   std::vector<float> head_tmp;  // [Hv][dv] per-head scratch (δ)
   std::vector<float> scores;    // attention scores, grows with the sequence
   std::vector<uint8_t> xq;      // activations rounded to the weight dtype
-  // With skip_zero_rows: a weight's (data pointer's) nonzero row blocks, for weights that
-  // have zero rows.
+  // With skip_zero_rows, by a weight's data pointer: a CSR copy of each weight sparse
+  // enough for it; the nonzero row blocks of each other weight that has zero rows.
+  std::unordered_map<const void*, CsrWeight> csr;
   std::unordered_map<const void*, std::vector<RowBlock>> sparse;
   // Also decided at load, per layer: DeltaNet value heads that never write or read (q and
   // k rows zero), attention layers whose o_proj is zero, MLPs whose down_proj is zero.

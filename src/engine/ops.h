@@ -1,6 +1,8 @@
 // The forward pass's operations, each in a plain f32 reference form; the matmul also has a
 // fast form (SIMD, threads), chosen in one place (MatmulPath) and tested equal to the
-// reference within rounding (tests/ops_test.cpp).
+// reference within rounding (tests/ops_test.cpp), and a sparse form (CSR) for weights that
+// are mostly zeros, which is the reference's sum without its zero terms and tested equal
+// to it bit for bit (tests/ops_sparse_test.cpp).
 //
 // A matmul whose weights are bf16 or f16 first rounds its input activations to that type and
 // accumulates in f32 (llama.cpp's rounding). Ops that take `act` also round their outputs to
@@ -67,8 +69,36 @@ struct RowBlock {
 std::vector<RowBlock> nonzero_row_blocks(const Linear& w);
 // matmul_fast over only these rows; every other output is +0, exactly what the full
 // product gives for a zero row and finite activations (each row's arithmetic is unchanged).
+// For weights with zero rows that are too dense for matmul_csr.
 void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void* xq,
                       ThreadPool& pool, const std::vector<RowBlock>& blocks);
+// A weight's nonzeros row by row (compressed sparse rows), for weights that are mostly
+// zeros (the compiled machine's one-hot codes). Only nonzero rows are stored: stored row r
+// is output rows[r], its nonzeros entries [row_start[r], row_start[r + 1]) of col
+// (ascending) and value (the stored weight, exact in f32).
+struct CsrWeight {
+  std::vector<int32_t> rows;       // ascending
+  std::vector<int64_t> row_start;  // [rows.size() + 1]
+  std::vector<int32_t> col;
+  std::vector<float> value;
+  std::vector<int32_t> used_cols;  // every column some row reads, ascending
+  int64_t nnz() const { return static_cast<int64_t>(col.size()); }
+};
+// Entries of w that are not +0 or -0 (NaN counts as nonzero), and rows holding one.
+// Reads the whole weight.
+struct NonzeroCount {
+  int64_t entries = 0, rows = 0;
+};
+NonzeroCount count_nonzeros(const Linear& w);
+CsrWeight make_csr(const Linear& w);
+// matmul_reference's product from w's nonzeros alone, bit for bit while the activations
+// are finite in w's dtype (f16 tops out at 65504; inf * 0 is NaN): the activations are
+// rounded to w's dtype as there, and each output sums its row's nonzeros in ascending
+// column order in f32 from +0, which is the reference's sum with the zero terms left out
+// (acc + x * 0 == acc, as acc is never -0). Zero rows give +0. Rows go to the pool only
+// when nnz * T reaches kParallelWork. `xq`: as matmul_reference's.
+void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
+                void* xq, ThreadPool& pool);
 // Whether this CPU runs the AVX-512 kernels (else matmul_fast uses portable loops).
 bool cpu_has_avx512_bf16();
 
