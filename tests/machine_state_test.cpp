@@ -68,6 +68,8 @@ std::vector<Forced>* MachineState_::launches_ = nullptr;
 void MachineState_::check(const Setting& setting) {
   Model m = load_model(*dir_ / "gpu", setting.dtype);
   std::map<std::string, std::pair<double, double>> norms;  // per traced name and layer: min, max
+  const std::vector<int> hots = lift::machine_hots();
+  double worst_energy = 0;  // |energy / designed hots - 1|
   auto trace = [&](const char* name, int il, int64_t, std::span<const float> v) {
     std::string_view what(name);
     if (what != "embed" && what != "attn_residual" && what != "layer_out") return;  // what RMSNorm sees
@@ -75,6 +77,8 @@ void MachineState_::check(const Setting& setting) {
     for (float x : v) n += double(x) * x;
     auto& r = norms.try_emplace(std::string(name) + std::to_string(il), INFINITY, 0).first->second;
     r = {std::min(r.first, std::sqrt(n)), std::max(r.second, std::sqrt(n))};
+    int sublayer = what == "embed" ? 0 : what == "attn_residual" ? 2 * il + 1 : 2 * il + 2;
+    worst_energy = std::max(worst_energy, std::fabs(n / hots[sublayer] - 1));
   };
   int64_t tokens = 0;
   for (const Forced& f : *launches_) {
@@ -84,15 +88,19 @@ void MachineState_::check(const Setting& setting) {
     EXPECT_EQ(c.tokens, static_cast<int64_t>(f.prompt.size() + f.records.size()));
     tokens += c.tokens;
   }
+  // The weights are scaled for machine_hots(): the energy must be what it says (bf16 and
+  // f16: exactly, every read and rule output is 1; f32: to a few ulps).
+  EXPECT_LT(worst_energy, 1e-5) << setting.name() << ": residual energy against machine_hots()";
   double worst = 0;
   for (const auto& [name, range] : norms) {
     auto [lo, hi] = range;
-    EXPECT_LE(hi - lo, 1e-4 * hi) << setting.name() << " " << name << ": norm ranges over [" << lo << ", " << hi << "]";
+    EXPECT_LE(hi - lo, 1e-5 * hi) << setting.name() << " " << name << ": norm ranges over [" << lo << ", " << hi << "]";
     worst = std::max(worst, (hi - lo) / hi);
   }
   std::cout << "[ forced ] " << setting.name() << ": " << launches_->size() << " launches, " << tokens
             << " tokens; state, fetch, operands and lane control equal the interpreter's at every token; "
-            << "the residual's norm varies by at most " << worst << " (relative) across positions, per layer\n";
+            << "the residual's norm varies by at most " << worst << " (relative) across positions, per layer, and its "
+            << "energy is machine_hots()'s to " << worst_energy << "\n";
 }
 
 // The checker can fail, and says where: a model whose byte assembly lost a tap holds

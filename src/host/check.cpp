@@ -59,6 +59,30 @@ std::optional<uint32_t> lane_value(const LaneState& ls, int code) {
   return (ls.p_written >> pi & 1) ? std::optional<uint32_t>(ls.p[pi]) : std::nullopt;
 }
 
+std::string status_text(const LaneStatus& v) {
+  return fmt::format("PC {}{}, barrier flag {}", v.pc, v.finished ? " finished" : "", v.flag);
+}
+
+// Every lane's PC, finished flag and barrier flag (after `run`).
+Found compare_lanes(const Model& m, const State& s, const MachineState& st) {
+  for (int w = 0; w < kWarps; ++w)
+    for (int lane = 0; lane < kLanes; ++lane) {
+      const LaneState& ls = st.lane[w][lane];
+      LaneStatus want{.pc = ls.pc, .finished = ls.exited, .flag = ls.bar_flag};
+      std::string field = fmt::format("warp {} lane {} status", w, lane);
+      std::optional<LaneStatus> got;
+      try {
+        got = read_lane(m, s, w, lane);
+      } catch (const Error& e) {
+        return Divergence{.layer = lift::kLaneLayer, .field = field, .want = status_text(want), .got = e.what()};
+      }
+      if (!got || !(*got == want))
+        return Divergence{.layer = lift::kLaneLayer, .field = field, .want = status_text(want),
+                          .got = got ? status_text(*got) : "never written"};
+    }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Found compare_state(const Model& m, const State& s, const MachineState& st) {
@@ -85,7 +109,7 @@ Found compare_state(const Model& m, const State& s, const MachineState& st) {
         }
         if (Found d = differ(lift::kRegisterLayer, field, *v, r ? std::optional<int64_t>(*r) : std::nullopt)) return d;
       }
-  return std::nullopt;
+  return st.phase == Phase::kRunning || st.phase == Phase::kEnded ? compare_lanes(m, s, st) : std::nullopt;
 }
 
 namespace {
@@ -112,9 +136,14 @@ Found compare_control(const lift::Layout& l, const MachineState& st, std::span<c
   std::optional<uint32_t> p = slot.guard == 0 ? 1u : lane_value(st.lane[step.x][lane], kRegs + 1 + (slot.guard - 1) % 4);
   if (!p) return std::nullopt;
   bool eff = in && ((*p != 0) != (slot.guard >= 5));
+  if (Found d = differ(L, "lane " + s + " effective (0 yes, 1 no)", eff ? 0 : 1, hot(x, l["eff" + s]))) return d;
+  if (st.window[3].kind != Tok::kSched) {  // only a consumed sched moves lanes
+    if (Found d = differ(L, "lane " + s + " next PC / 8 (none)", 16, hot(x, l["npc_hi" + s]))) return d;
+    if (Found d = differ(L, "lane " + s + " next PC % 8 (none)", 8, hot(x, l["npc_lo" + s]))) return d;
+    return differ(L, "lane " + s + " exit/arrive (none)", 3, hot(x, l["act" + s]));
+  }
   int target = eff && slot.op == Op::kBra ? static_cast<int>(slot.imm) : (step.y + 1) % kBlocks;
   int act = !eff ? 0 : slot.op == Op::kExit ? 1 : slot.op == Op::kBar ? 2 : 0;
-  if (Found d = differ(L, "lane " + s + " effective (0 yes, 1 no)", eff ? 0 : 1, hot(x, l["eff" + s]))) return d;
   if (Found d = differ(L, "lane " + s + " next PC / 8", in ? target / 8 : 16, hot(x, l["npc_hi" + s]))) return d;
   if (Found d = differ(L, "lane " + s + " next PC % 8", in ? target % 8 : 8, hot(x, l["npc_lo" + s]))) return d;
   return differ(L, "lane " + s + " exit/arrive", act, hot(x, l["act" + s]));

@@ -98,6 +98,16 @@ Rec read_step(const engine::Model& m, const engine::State& s) {
   return Rec{Tok::kSched, w, 8 * hi + lo, mask};
 }
 
+std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State& s, int warp, int lane) {
+  std::vector<float> row = state_row(m, s, lift::kLaneLayer, lift::lane_head(warp, lane), 0);
+  if (all_zero(row)) return std::nullopt;
+  float peak = peak_of(row);
+  std::string what = fmt::format("warp {} lane {} status", warp, lane);
+  int hi = one_hot(row, 0, 16, peak, what + " PC / 8"), lo = one_hot(row, 16, 8, peak, what + " PC % 8");
+  return LaneStatus{.pc = 8 * hi + lo, .finished = one_hot(row, 24, 2, peak, what + " finished") == 1,
+                    .flag = one_hot(row, 26, 2, peak, what + " barrier flag")};
+}
+
 std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code) {
   std::optional<uint32_t> first;
   for (int port = 0; port < lift::kPorts; ++port) {

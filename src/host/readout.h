@@ -30,4 +30,14 @@ Rec read_step(const engine::Model& m, const engine::State& s);
 // nullopt when the slot was never written.
 std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code);
 
+// A lane's status as the lane status layer holds it: PC, finished, barrier flag; nullopt
+// before the launch's `run` wrote it.
+struct LaneStatus {
+  int pc = 0;
+  bool finished = false;
+  int flag = 0;
+  friend bool operator==(const LaneStatus&, const LaneStatus&) = default;
+};
+std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State& s, int warp, int lane);
+
 }  // namespace qgpu::host

@@ -10,10 +10,37 @@ namespace qgpu::lift {
 
 float Net::rms_at(int sublayer) const {
   CHECK(sublayer >= 0 && sublayer < static_cast<int>(hots.size()));
-  return std::sqrt(float(hots[sublayer]) / float(b.config.hidden_size));
+  // As RMSNorm computes it, eps included: then 1 + w = rms * hot gives hot to f32's last bits.
+  return static_cast<float>(std::sqrt(double(hots[sublayer]) / b.config.hidden_size + b.config.rms_norm_eps));
+}
+
+float Net::hot_at(int sublayer) const { return std::exp2(std::round(std::log2(1.0f / rms_at(sublayer)))); }
+
+void Net::set_norms() {
+  for (int il = 0; il < b.config.num_hidden_layers; ++il)
+    for (int d = 0; d < b.config.hidden_size; ++d) {
+      b.at(b.layer(il) + "input_layernorm.weight", d) = rms_at(2 * il) * hot_at(2 * il) - 1.0f;
+      b.at(b.layer(il) + "post_attention_layernorm.weight", d) = rms_at(2 * il + 1) * hot_at(2 * il + 1) - 1.0f;
+    }
 }
 
 int Net::fam(Tok t) const { return l["fam"].dim(static_cast<int>(t)); }
+
+std::vector<int> Net::dims(const std::string& field, int first, int count) const {
+  std::vector<int> d;
+  for (int i = 0; i < count; ++i) d.push_back(dim(field, first + i));
+  return d;
+}
+
+std::vector<int> Net::families(std::initializer_list<Tok> list, bool except) const {
+  std::vector<int> d;
+  for (int f = 0; f < kNumFamilies; ++f) {
+    bool listed = false;
+    for (Tok t : list) listed |= static_cast<int>(t) == f;
+    if (listed != except) d.push_back(fam(static_cast<Tok>(f)));
+  }
+  return d;
+}
 
 // Idempotent: a head opened twice (the ROM heads: written by the image stage, read by the
 // fetch) gets its basics once. Channels tap() moved keep their tap.
@@ -51,7 +78,7 @@ int64_t Head::v_row(int j) const {
   return 2 * int64_t{c.key_dim()} + int64_t{h_} * c.linear_value_head_dim + j;
 }
 
-float Head::w(float target) const { return target * n_.rms(il_); }
+float Head::w(float target) const { return target / n_.hot(il_); }
 
 // A constant pre-activation in row `row` of `tensor`, through the family one-hot (every
 // token has exactly one family dim hot).
@@ -97,20 +124,18 @@ Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
 
 void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& outputs) {
   const std::string p = n_.b.layer(il_) + "mlp.";
-  CHECK(units_ < n_.b.config.intermediate_size);
-  const int u = units_++;
-  const float rms = n_.mlp_rms(il_);
-  const float W = std::exp2(std::round(std::log2(kAlpha * rms)));  // gate weight of a literal
-  const float up = std::exp2(std::round(std::log2(rms)));           // up weight of the bias
+  CHECK(!literals.empty() && n_.mlp_units[il_] < n_.b.config.intermediate_size);
+  for (const Literal& lit : literals) CHECK(!lit.empty());
+  const int u = n_.mlp_units[il_]++;
+  constexpr float kG = 256.0f;  // a literal's gate pre-activation; a firing unit: SiLU(128) = 128
+  const float hot = n_.mlp_hot(il_);
   for (const Literal& lit : literals)
-    for (int d : lit) n_.b.at(p + "gate_proj.weight", u, d) += W;
+    for (int d : lit) n_.b.at(p + "gate_proj.weight", u, d) += kG / hot;
   for (int f = 0; f < n_.l["fam"].size; ++f) {
-    n_.b.at(p + "gate_proj.weight", u, n_.l["fam"].dim(f)) += -(float(literals.size()) - 0.5f) * W;
-    n_.b.at(p + "up_proj.weight", u, n_.l["fam"].dim(f)) = up;
+    n_.b.at(p + "gate_proj.weight", u, n_.l["fam"].dim(f)) += -(float(literals.size()) - 0.5f) * kG / hot;
+    n_.b.at(p + "up_proj.weight", u, n_.l["fam"].dim(f)) = 1.0f / hot;
   }
-  // A firing unit: SiLU(W / (2 rms)) * (up / rms); down turns it into 1.
-  const float down = 2.0f * rms * rms / (W * up);
-  for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u) = down;
+  for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u) = 2.0f / kG;
 }
 
 }  // namespace qgpu::lift

@@ -4,9 +4,12 @@
 // computing in_proj rows.
 //
 // Conventions (docs/design.md §3, DESIGN-NOTES §2-3):
-// - Every residual entry that is set holds about 1 (a "hot"); the residual at a layer's
-//   input has a fixed number of hots, so its rms is a compile-time constant and a weight
-//   `units * scale * rms` turns a hot dim into a pre-activation of `units * scale`.
+// - Every residual entry that is set holds 1 (a "hot"); the residual at a sublayer's input
+//   has a fixed number of hots, so its rms is a compile-time constant, and the sublayer's
+//   RMSNorm weight (1 + w = rms * c) makes every hot entry exactly c, a power of two, after
+//   the norm (bf16 and f16 round the stored w by less than half an ulp of c). So a weight
+//   `target / c` turns a hot dim into a pre-activation of exactly `target`, and reads and
+//   rule outputs are exactly 1 in every dtype: the residual's energy never drifts.
 // - Keys and queries are ANDs of hot dims: alpha (sum - (n - 0.5)) is +alpha/2 when all n
 //   are hot and <= -alpha/2 otherwise, where SiLU is exactly 0 (alpha = 400) and the L2
 //   norm leaves an exact one-hot. A key or query with no hot slot is zero: the write is a
@@ -37,12 +40,21 @@ struct Net {
   // Hot entries of the residual at each sublayer's input: 2 il the mixer of layer il,
   // 2 il + 1 its MLP (machine_hots()).
   std::vector<int> hots;
+  std::vector<int> mlp_units = std::vector<int>(64, 0);  // per layer: rule units used so far
 
   float rms_at(int sublayer) const;
-  float rms(int il) const { return rms_at(2 * il); }          // at layer il's mixer
-  float mlp_rms(int il) const { return rms_at(2 * il + 1); }  // at layer il's MLP
+  // What a hot entry is after the sublayer's RMSNorm: the power of two nearest 1 / rms.
+  float hot_at(int sublayer) const;
+  float hot(int il) const { return hot_at(2 * il); }          // at layer il's mixer
+  float mlp_hot(int il) const { return hot_at(2 * il + 1); }  // at layer il's MLP
+  // Sets every RMSNorm weight: 1 + w = rms * hot.
+  void set_norms();
   int fam(Tok t) const;                // the embedding dim of token family t
   int dim(const std::string& field, int i) const { return l[field].dim(i); }
+  // Literals for Mlp rules: dims [first, first + count) of a field; the families listed,
+  // or all but them.
+  std::vector<int> dims(const std::string& field, int first, int count) const;
+  std::vector<int> families(std::initializer_list<Tok> list, bool except = false) const;
 };
 
 // One DeltaNet head as a RAM: beta 1, decay 1, a constant z gate, the current conv tap for
@@ -84,15 +96,13 @@ class Head {
   std::string qkv_;
 };
 
-// One SwiGLU MLP as a table of rules. A rule is a unit that fires when each of its literals
+// One SwiGLU MLP as a table of rules (several Mlp objects on one layer share its units). A rule is a unit that fires when each of its literals
 // holds, a literal being "one of these dims is hot" (dims of one one-hot group, so the sum
-// is 0 or 1): gate W (sum - (n - 0.5)) is +W/2 or <= -W/2 (SiLU exactly 0), up is a
-// constant, and down writes about 1 to each of the rule's outputs. A stage writes a
-// complete set of disjoint rules per output group, so exactly one fires at every token and
-// the group is a valid one-hot code of constant energy. W (about alpha * rms) and the up
-// weight are powers of two, so every gate and up weight, (2n - 1) W / 2 included, is exact
-// in bf16 and f16: every rule's unit then fires with the same value in every dtype, and the
-// outputs have one energy (a bias rounded per rule would move it by up to 2% in bf16).
+// is 0 or 1): the gate 256 (sum - (n - 0.5)) is +128 or <= -128 (SiLU exactly 0), up is
+// the constant 1 and down writes exactly 1 to each of the rule's outputs: every weight is
+// a power of two over the norm's hot value, or (2n - 1) times one, exact in bf16 and f16. A
+// stage writes a complete set of disjoint rules per output group, so exactly one fires at
+// every token and the group is a valid one-hot code of constant energy.
 class Mlp {
  public:
   Mlp(Net& n, int il);

@@ -29,6 +29,10 @@ Layout machine_layout() {
   l.add("smask", 17);       // sched: active mask (begin: 0), 16 = none
   l.add("pmask", 17);       // pred: lanes written, 16 = none
   l.add("pbits", 17);       // pred: result bits, 16 = none
+  l.add("barc", 5);         // bar: CUDA block slot, 4 = none
+  l.add("barp", 3);         // bar: new parity (begin: 0), 2 = none
+  l.add("lh", 17);          // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
+  l.add("ll", 17);          // % 16
   l.add("fx", 65);          // field value of a ROM field token (0 at @b, begin), 64 = none
   l.add("bhi", 17);         // ROM block / 8 (16 = none)
   l.add("blo", 9);          // ROM block % 8 (8 = none)
@@ -45,6 +49,10 @@ Layout machine_layout() {
   l.add("f_guard", 9);
   for (const char* f : {"f_d", "f_a", "f_b", "f_c"}) l.add(f, 32);
   l.add("f_imm", 128);
+  // L1's reads and MLP: the launch (stage_launch.cpp).
+  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by", "h_wave"}) l.add(f, 32);  // hi 16 | lo 16
+  l.add("thr", 17);         // threads per CUDA block - 1, 16 = more than 16
+  for (const char* f : {"bh", "bl", "x1h", "x1l", "x2h", "x2l"}) l.add(f, 16);  // B, B >> 1, B >> 2
   // L2's reads: operands a, b, c (words) and the guard (nibble 0) of each lane.
   for (const char* port : {"ra", "rb", "rc"})
     for (int lane = 0; lane < kLanes; ++lane) l.add(port + std::to_string(lane), 128);
@@ -55,30 +63,49 @@ Layout machine_layout() {
     l.add("eff" + s, 2);      // 0: effective (in the mask, guard passes), 1: not
     l.add("npc_hi" + s, 17);  // the PC after the step / 8, 16 = not in the mask
     l.add("npc_lo" + s, 9);   // % 8, 8 = not in the mask
-    l.add("act" + s, 3);      // 0 none, 1 exits, 2 arrives at the barrier
+    l.add("act" + s, 4);      // 0 none, 1 exits, 2 arrives at the barrier, 3 not a sched
   }
+  for (int k = 0; k < 3; ++k) {  // the wave against B >> k: <, =, >
+    l.add("cmph" + std::to_string(k), 3);
+    l.add("cmpl" + std::to_string(k), 3);
+  }
+  // L3's reads and MLP: barrier parity, liveness, flags (stage_lanes.cpp).
+  for (int c = 0; c < kMaxCtas; ++c) l.add("par" + std::to_string(c), 2);
+  for (int w = 0; w < kWarps; ++w)
+    for (int lane = 0; lane < kLanes; ++lane) l.add("live" + std::to_string(w) + std::to_string(lane), 3);
+  for (int w = 0; w < kWarps; ++w) l.add("rflag" + std::to_string(w), 3);
+  for (int lane = 0; lane < kLanes; ++lane) l.add("sflag" + std::to_string(lane), 3);
   return l;
 }
 
 std::vector<int> machine_hots() {
-  const int l0 = 2 + 3 + 7 + 8 + 4;        // img_addr, rom_addr, step, wb_word or pad, wb_tag
-  const int l1 = 6 + 8;                    // fetched fields, imm
-  const int l2 = 3 * kLanes * 8 + kLanes;  // operand words, guard nibbles
-  const int l2_mlp = kLanes * kLaneControlHots;
-  const int e = kEmbedHots;
-  // mixer and MLP input of L0..L3, then the final norm's
-  return {e, e + l0, e + l0, e + l0 + l1, e + l0 + l1, e + l0 + l1 + l2,
-          e + l0 + l1 + l2 + l2_mlp, e + l0 + l1 + l2 + l2_mlp, e + l0 + l1 + l2 + l2_mlp};
+  // What each sublayer adds to the residual, in order: L0 mixer, L0 MLP, L1 mixer, ...
+  const int adds[] = {
+      2 + 3 + 7 + 8 + 4,                  // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag
+      0,
+      6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
+      1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
+      3 * kLanes * 8 + kLanes,            // L2: operand words, guard nibbles
+      kLanes * kLaneControlHots + 6,      // L2 MLP: lane control; wave comparisons
+      kMaxCtas,                           // L3: parity
+      kWarps * kLanes + kWarps + kLanes,  // L3 MLP: live, rflag, sflag
+      0, 0,                               // L4: lane status (not read yet)
+      0, 0,                               // L5: attention no-op
+  };
+  std::vector<int> h = {kEmbedHots};
+  for (int a : adds) h.push_back(h.back() + a);
+  return h;
 }
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 3072;
-  c.num_hidden_layers = 4;
-  c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "full_attention"};
-  // The MLP units the construction uses today (L2's lane control: 816); at most Qwen3.5-2B's
-  // 6144, which a merge pads to with zero units.
-  c.intermediate_size = 1024;
+  c.hidden_size = 3584;
+  c.num_hidden_layers = 6;
+  c.layer_types = {"linear_attention", "linear_attention", "linear_attention",
+                   "linear_attention", "linear_attention", "full_attention"};
+  // The MLP units the construction uses today (the widest: L3's liveness and flags, about
+  // 2,900); at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
+  c.intermediate_size = 3072;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -98,10 +125,13 @@ Builder build_machine() {
   Builder b(machine_config());
   Layout l = machine_layout();
   Net n{b, l, machine_hots()};
+  n.set_norms();
   build_embedding(n);
   build_image(n);
   build_state(n);
   build_lane_control(n);
+  build_launch(n);
+  build_lanes(n);
   return b;
 }
 

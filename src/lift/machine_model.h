@@ -16,7 +16,15 @@
 //             slots warp x 19 (r0..r14, p0..p3) and the null slot 126; a value record
 //             writes register d of the lanes its tag names, `pred` the predicate d of its
 //             lanes; every token reads the step's operands for the lanes of its mask
-//   L3  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
+//   L1  GDN   8-12 the launch header gx, gy, bx, by and the wave; MLP: threads, the
+//             grid's block count (stage_launch.cpp)
+//   L2  MLP   lane control: effective lanes, next PCs, exits, arrivals; the wave against
+//             the block count
+//   L3  GDN   0-3 the barrier parity per CUDA block slot; MLP: which lanes live in a new
+//             wave, the barrier flags rows get (stage_lanes.cpp)
+//   L4  GDN   lane status: 16 heads (warp x lane): PC, finished, barrier flag, written by
+//             `run`, `wave` (every lane) and `sched` (the lanes of its mask)
+//   L5  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
 //
 // docs/design.md §3 has the plan this grows into and the exactness argument.
 #pragma once
@@ -41,11 +49,16 @@ inline constexpr int kRomLayer = 1;
 inline constexpr int kRomHeadCount = 7;
 inline constexpr int kRomHeads[kRomHeadCount] = {1, 2, 3, 4, 5, 6, 7};
 
+inline constexpr int kLaunchLayer = 1;  // heads 8-12: gx, gy, bx, by, the wave
 inline constexpr int kRegisterLayer = 2;
 inline constexpr int kPorts = 4;  // a, b, c, guard
 inline constexpr int kSlotsPerWarp = 19;  // r0..r14, p0..p3: slot = field code - 1
 constexpr int register_head(int port, int lane) { return 4 * port + lane; }
 constexpr int register_slot(int warp, int code) { return warp * kSlotsPerWarp + code - 1; }
+
+inline constexpr int kParityLayer = 3;  // heads 0-3: the barrier parity of each CUDA block slot
+inline constexpr int kLaneLayer = 4;    // heads 4 w + l: lane status (PC, finished, flag)
+constexpr int lane_head(int warp, int lane) { return 4 * warp + lane; }
 
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
 // `begin` writes the null step (warp 0, block 127, no lanes) and clears ROM block 127, so

@@ -1,11 +1,12 @@
 // L2's MLP: what the step does to each lane, from the fetch and the guard the lane read
 // (docs/design.md §3, "lane control"). Per lane, one-hot codes at every token:
 //   eff{l}     0: the lane is in the step's mask and its guard passes, 1: not;
+// and at a `sched` token (else none: npc 16 / 8, act 3), what consuming it does:
 //   npc_hi{l}  the lane's PC after the step (block / 8; 16 = the lane is not in the mask),
 //   npc_lo{l}  (block % 8; 8 = not in the mask): the branch target for an effective `bra`,
 //              else the next block;
 //   act{l}     0 nothing, 1 the lane exits (effective `exit`), 2 it arrives at the barrier.
-// The layer that keeps lane status writes these at `sched`.
+// The lane status layer (stage_lanes.cpp) writes these.
 #include "gpu/isa.h"
 #include "lift/machine_model.h"
 #include "lift/stages.h"
@@ -15,12 +16,6 @@ namespace {
 
 using Lit = Mlp::Literal;
 using Term = std::vector<Lit>;
-
-Lit dims(Net& n, const std::string& field, int first, int count) {
-  Lit d;
-  for (int i = 0; i < count; ++i) d.push_back(n.dim(field, first + i));
-  return d;
-}
 
 // The op codes (f_op = op + 1, 0 empty) in `ops`, or all others when `except`.
 Lit ops(Net& n, std::initializer_list<Op> list, bool except = false) {
@@ -45,7 +40,7 @@ struct Guards {
 
 Guards guards(Net& n, int lane) {
   std::string rg = "rg" + std::to_string(lane);
-  Lit none = dims(n, "f_guard", 0, 1), pos = dims(n, "f_guard", 1, 4), neg = dims(n, "f_guard", 5, 4);
+  Lit none = n.dims("f_guard", 0, 1), pos = n.dims("f_guard", 1, 4), neg = n.dims("f_guard", 5, 4);
   Lit is0 = {n.dim(rg, 0)}, is1 = {n.dim(rg, 1)};
   return {{{none}, {pos, is1}, {neg, is0}}, {{pos, is0}, {neg, is1}}};
 }
@@ -53,6 +48,7 @@ Guards guards(Net& n, int lane) {
 void lane_control(Net& n, Mlp& m, int lane) {
   const std::string s = std::to_string(lane);
   const Lit in = {n.dim("step", 28 + 2 * lane)}, out = {n.dim("step", 29 + 2 * lane)};
+  const Lit sched = {n.fam(Tok::kSched)}, other_token = n.families({Tok::kSched}, true);
   const int eff0 = n.dim("eff" + s, 0), eff1 = n.dim("eff" + s, 1);
   auto hi = [&](int k) { return n.dim("npc_hi" + s, k); };
   auto lo = [&](int k) { return n.dim("npc_lo" + s, k); };
@@ -61,25 +57,31 @@ void lane_control(Net& n, Mlp& m, int lane) {
   const Lit bra = ops(n, {Op::kBra}), exit = ops(n, {Op::kExit}), bar = ops(n, {Op::kBar});
   const Lit other = ops(n, {Op::kExit, Op::kBar}, true);
 
-  m.rule({out}, {eff1, hi(16), lo(8), act(0)});
+  // eff at every token (the records of a step need it); npc and act only at `sched`.
+  m.rule({out}, {eff1});
+  for (const Term& p : g.pass) m.rule(join({in}, p), {eff0});
+  for (const Term& f : g.fail) m.rule(join({in}, f), {eff1});
+  m.rule({other_token}, {hi(16), lo(8), act(3)});
+  m.rule({sched, out}, {hi(16), lo(8), act(0)});
   for (const Term& p : g.pass) {
-    m.rule(join({in, exit}, p), {eff0, act(1)});
-    m.rule(join({in, bar}, p), {eff0, act(2)});
-    m.rule(join({in, other}, p), {eff0, act(0)});
+    m.rule(join({sched, in, exit}, p), {act(1)});
+    m.rule(join({sched, in, bar}, p), {act(2)});
+    m.rule(join({sched, in, other}, p), {act(0)});
     // Taken: the target is the immediate, 16 n1 + n0 (< 128): hi = 2 n1 + n0 / 8, lo = n0 % 8.
     for (int b = 0; b < 8; ++b)
-      for (int half = 0; half < 2; ++half) m.rule(join({in, bra, {n.dim("f_imm", 16 + b)}, dims(n, "f_imm", 8 * half, 8)}, p), {hi(2 * b + half)});
-    for (int a = 0; a < 8; ++a) m.rule(join({in, bra, {n.dim("f_imm", a), n.dim("f_imm", a + 8)}}, p), {lo(a)});
+      for (int half = 0; half < 2; ++half)
+        m.rule(join({sched, in, bra, {n.dim("f_imm", 16 + b)}, n.dims("f_imm", 8 * half, 8)}, p), {hi(2 * b + half)});
+    for (int a = 0; a < 8; ++a) m.rule(join({sched, in, bra, {n.dim("f_imm", a), n.dim("f_imm", a + 8)}}, p), {lo(a)});
   }
-  for (const Term& f : g.fail) m.rule(join({in}, f), {eff1, act(0)});
+  for (const Term& f : g.fail) m.rule(join({sched, in}, f), {act(0)});
   // Not taken: the next block (block 127 wraps to 0; a program never falls off its end).
   std::vector<Term> next = {{ops(n, {Op::kBra}, true)}};
   for (const Term& f : g.fail) next.push_back(join({bra}, f));
   for (const Term& c : next) {
-    for (int k = 0; k < 8; ++k) m.rule(join({in, {n.dim("step", 20 + k)}}, c), {lo((k + 1) % 8)});
+    for (int k = 0; k < 8; ++k) m.rule(join({sched, in, {n.dim("step", 20 + k)}}, c), {lo((k + 1) % 8)});
     for (int h = 0; h < 16; ++h) {
-      m.rule(join({in, {n.dim("step", 4 + h)}, {n.dim("step", 27)}}, c), {hi((h + 1) % 16)});
-      m.rule(join({in, {n.dim("step", 4 + h)}, dims(n, "step", 20, 7)}, c), {hi(h)});
+      m.rule(join({sched, in, {n.dim("step", 4 + h)}, {n.dim("step", 27)}}, c), {hi((h + 1) % 16)});
+      m.rule(join({sched, in, {n.dim("step", 4 + h)}, n.dims("step", 20, 7)}, c), {hi(h)});
     }
   }
 }

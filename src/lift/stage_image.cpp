@@ -56,6 +56,18 @@ void record_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
   d.push_back(l["smask"].dim(sched ? r.z : begin ? 0 : kNone));
   d.push_back(l["pmask"].dim(r.kind == Tok::kPred ? r.x : kNone));
   d.push_back(l["pbits"].dim(r.kind == Tok::kPred ? r.y : kNone));
+  d.push_back(l["barc"].dim(r.kind == Tok::kBar ? r.x : kMaxCtas));
+  d.push_back(l["barp"].dim(r.kind == Tok::kBar ? r.y : begin ? 0 : 2));
+}
+
+// The launch header's values x - 1 (the wave: k; run and begin: 0) as hi and lo nibbles.
+void launch_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
+  int v = -1;
+  if (r.kind == Tok::kGridX || r.kind == Tok::kGridY || r.kind == Tok::kBlockX || r.kind == Tok::kBlockY) v = r.x - 1;
+  if (r.kind == Tok::kWave) v = r.x;
+  if (r.kind == Tok::kRun || r.kind == Tok::kBegin) v = 0;
+  d.push_back(l["lh"].dim(v < 0 ? kNone : v / 16));
+  d.push_back(l["ll"].dim(v < 0 ? kNone : v % 16));
 }
 
 // The image groups: address, value end, ROM field value, ROM block address.
@@ -84,6 +96,7 @@ std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
   std::vector<int> d{l["fam"].dim(static_cast<int>(r.kind))};
   value_dims(l, r, d);
   record_dims(l, r, d);
+  launch_dims(l, r, d);
   image_dims(l, r, d);
   CHECK(static_cast<int>(d.size()) == kEmbedHots);
   return d;

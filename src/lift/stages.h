@@ -7,7 +7,7 @@
 namespace qgpu::lift {
 
 // The token embedding: one hot per field group ("none" included), kEmbedHots per token.
-inline constexpr int kEmbedHots = 31;
+inline constexpr int kEmbedHots = 35;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
@@ -19,6 +19,13 @@ void build_image(Net& n);
 // stage_state.cpp: what consumed records write and what every token reads. L0 step and
 // value word/tag; L1 the fetch (ROM reads at the step's block); L2 the register file.
 void build_state(Net& n);
+
+// stage_launch.cpp: the header and wave heads (L1), threads and block counts (L1 MLP),
+// the wave against the block count (L2 MLP).
+void build_launch(Net& n);
+
+// stage_lanes.cpp: barrier parity (L3), liveness and flags (L3 MLP), lane status (L4).
+void build_lanes(Net& n);
 
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
 // kLaneControlHots per lane.
