@@ -206,7 +206,7 @@ class LlamaCppMachine : public ::testing::TestWithParam<DType> {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    lift::write_machine_model(*dir_ / "gpu", DType::f32);
+    test_util::link_machine_model(*dir_ / "gpu");
   }
   static void TearDownTestSuite() { delete dir_; }
   static TempDir* dir_;

@@ -50,7 +50,7 @@ class MachineState_ : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test_util::TempDir();
-    lift::write_machine_model(*dir_ / "gpu", DType::f32);
+    test_util::link_machine_model(*dir_ / "gpu");
     launches_ = new std::vector<Forced>(launches());
   }
   static void TearDownTestSuite() {

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "host/model_cache.h"
+
 namespace qgpu::test_util {
 
 inline std::string read_file(const std::filesystem::path& p) {
@@ -51,6 +53,18 @@ struct TempDir {
   TempDir& operator=(const TempDir&) = delete;
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
+
+// The GPU-only model, built once per construction into the build tree's cache and shared
+// by every test process (a model takes ~15 s to build; each gtest case is a process).
+inline std::string machine_model() {
+  setenv("QGPU_CACHE_DIR", QGPU_TEST_CACHE, 1);
+  return host::machine_model_dir();
+}
+
+// dir/name becomes a link to the shared GPU-only model.
+inline void link_machine_model(const std::string& path) {
+  std::filesystem::create_directory_symlink(machine_model(), path);
+}
 
 struct Result {
   int status = -1;
