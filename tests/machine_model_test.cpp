@@ -24,21 +24,11 @@ using namespace engine;
 using test_util::Launched;
 std::vector<Launched> launches() { return test_util::image_launches(); }
 
-class MachineModel : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new test_util::TempDir();
-    test_util::link_machine_model(*dir_ / "gpu");
-  }
-  static void TearDownTestSuite() { delete dir_; }
-  static test_util::TempDir* dir_;
-};
-test_util::TempDir* MachineModel::dir_ = nullptr;
 
-TEST_F(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
+TEST(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
   std::vector<Launched> ls = launches();
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {
-    Model m = load_model(*dir_ / "gpu", t);
+    Model m = load_model(test_util::machine_model(), t);
     Runtime rt(m, {.threads = 2, .skip_zero_rows = true});
     for (const Launched& l : ls) {
       State s = make_state(m.config);
@@ -69,11 +59,11 @@ TEST_F(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
 // attention layer's o_proj is zero, so skip_zero_rows never runs that layer. The first 5
 // tokens of the prompt only: the reference multiplies every weight densely, in scalar
 // loops, about 150 ms a token here.
-TEST_F(MachineModel, SkippingZeroRowsEqualsTheReference) {
+TEST(MachineModel, SkippingZeroRowsEqualsTheReference) {
   Launched l = launches()[0];
   l.prompt.resize(std::min<size_t>(l.prompt.size(), 5));
   for (DType t : {DType::f32, DType::bf16}) {
-    Model m = load_model(*dir_ / "gpu", t);
+    Model m = load_model(test_util::machine_model(), t);
     std::vector<float> logits[2];
     State states[2] = {make_state(m.config), make_state(m.config)};
     Runtime ref(m, {.threads = 2, .matmul = MatmulPath::reference});
@@ -92,10 +82,10 @@ TEST_F(MachineModel, SkippingZeroRowsEqualsTheReference) {
   }
 }
 
-TEST_F(MachineModel, AutoThreadsCountsTheWorkAsItWillRun) {
+TEST(MachineModel, AutoThreadsCountsTheWorkAsItWillRun) {
   // Multiplied densely the machine is large (all cores); from its CSR copies it is about
   // 79 thousand multiply-adds a token (one thread).
-  Model m = load_model(*dir_ / "gpu");
+  Model m = load_model(test_util::machine_model());
   EXPECT_EQ(Runtime(m).threads(), default_thread_count());
   EXPECT_EQ(Runtime(m, {.skip_zero_rows = true}).threads(), 1);
 }

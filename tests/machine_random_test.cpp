@@ -69,24 +69,14 @@ std::string random_program(std::mt19937& rng, int& threads) {
   return s;
 }
 
-class MachineRandom : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new test_util::TempDir();
-    test_util::link_machine_model(*dir_ / "gpu");
-  }
-  static void TearDownTestSuite() { delete dir_; }
-  static test_util::TempDir* dir_;
-};
-test_util::TempDir* MachineRandom::dir_ = nullptr;
 
-TEST_F(MachineRandom, RandomProgramsKeepStateAndEnergy) {
+TEST(MachineRandom, RandomProgramsKeepStateAndEnergy) {
   std::mt19937 rng(2026);
   const std::vector<int> hots = lift::machine_hots();
   int programs = 0;
   int64_t tokens = 0;
   for (DType t : {DType::f32, DType::bf16}) {
-    Model m = load_model(*dir_ / "gpu", t);
+    Model m = load_model(test_util::machine_model(), t);
     double worst = 0;
     auto trace = [&](const char* name, int il, int64_t, std::span<const float> v) {
       std::string_view what(name);
