@@ -71,7 +71,8 @@ TEST(MachineModel, SkippingZeroRowsEqualsTheReference) {
     Runtime skip(m, {.threads = 2, .skip_zero_rows = true});
     skip.forward(states[1], l.prompt, logits[1], true);
     auto same_bits = [](const std::vector<float>& a, const std::vector<float>& b) {
-      return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+      // (an attention layer's recurrent state is empty: memcmp must not see its null data())
+      return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
     };
     EXPECT_TRUE(same_bits(logits[0], logits[1])) << dtype_name(t);
     for (int il = 0; il < m.config.num_hidden_layers; ++il) {

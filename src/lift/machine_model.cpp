@@ -103,9 +103,10 @@ engine::Config machine_config() {
   c.num_hidden_layers = 6;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention",
                    "linear_attention", "linear_attention", "full_attention"};
-  // The MLP units the construction uses today (the widest: L3's liveness and flags, about
-  // 2,900); at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
-  c.intermediate_size = 3072;
+  // The MLP units the construction uses today (the widest: L2's lane control and wave
+  // compares, 2,380), rounded up to 64; at most Qwen3.5-2B's 6144, which a merge pads to
+  // with zero units.
+  c.intermediate_size = 2432;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
