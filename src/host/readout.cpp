@@ -89,12 +89,12 @@ Rec read_step(const engine::Model& m, const engine::State& s) {
   std::vector<float> row = state_row(m, s, lift::kControlLayer, lift::kStepHead, 0);
   if (all_zero(row)) fail("the step head was never written (no 'begin')");
   float peak = peak_of(row);
-  int w = one_hot(row, 0, kWarps, peak, "step warp");
-  int hi = one_hot(row, 4, 16, peak, "step block / 8");
-  int lo = one_hot(row, 20, 8, peak, "step block % 8");
+  int w = one_hot(row, lift::kStepWarp, kWarps, peak, "step warp");
+  int hi = one_hot(row, lift::kStepHi, 16, peak, "step block / 8");
+  int lo = one_hot(row, lift::kStepLo, 8, peak, "step block % 8");
   int mask = 0;
   for (int l = 0; l < kLanes; ++l)
-    if (one_hot(row, 28 + 2 * l, 2, peak, fmt::format("step lane {}", l)) == 0) mask |= 1 << l;
+    if (one_hot(row, lift::step_lane(l, true), 2, peak, fmt::format("step lane {}", l)) == 0) mask |= 1 << l;
   return Rec{Tok::kSched, w, 8 * hi + lo, mask};
 }
 

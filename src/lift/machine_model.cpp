@@ -40,7 +40,7 @@ Layout machine_layout() {
   // L0's reads.
   l.add("img_addr", 24);    // the image address: / 8 (16) | % 8 (8)
   l.add("rom_addr", 26);    // the ROM block address: hi 16 | lo 8 | rom 2
-  l.add("step", 36);        // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
+  l.add("step", kStepCode);        // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
   l.add("wb_word", 128);    // the consumed value (0 when none)
   l.add("wb_tag", 8);       // its tag: lane in/out
   l.add("pad", 8);          // energy at pred, where wb_word is empty

@@ -42,6 +42,12 @@ inline constexpr int kControlLayer = 0;
 inline constexpr int kImageAddrHead = 0, kRomAddrHead = 1, kStepHead = 2;
 inline constexpr int kWordBytesHead = 3, kWordHead = 4, kTagBytesHead = 5, kTagHead = 6, kPadHead = 7;
 
+// The step code (L0's step head, read into the residual field "step"): the warp one-hot
+// at 0, block / 8 at kStepHi, block % 8 at kStepLo, lane l in the mask at step_lane(l,
+// true), not in it at step_lane(l, false); one pad channel after it.
+inline constexpr int kStepWarp = 0, kStepHi = 4, kStepLo = 20, kStepCode = 36;
+constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1); }
+
 inline constexpr int kMemoryLayer = 1;
 inline constexpr int kMemoryHead = 0;
 inline constexpr int kRomLayer = 1;

@@ -47,7 +47,7 @@ Guards guards(Net& n, int lane) {
 
 void lane_control(Net& n, Mlp& m, int lane) {
   const std::string s = std::to_string(lane);
-  const Lit in = {n.dim("step", 28 + 2 * lane)}, out = {n.dim("step", 29 + 2 * lane)};
+  const Lit in = {n.dim("step", step_lane(lane, true))}, out = {n.dim("step", step_lane(lane, false))};
   const Lit sched = {n.fam(Tok::kSched)}, other_token = n.families({Tok::kSched}, true);
   const int eff0 = n.dim("eff" + s, 0), eff1 = n.dim("eff" + s, 1);
   auto hi = [&](int k) { return n.dim("npc_hi" + s, k); };
@@ -78,10 +78,10 @@ void lane_control(Net& n, Mlp& m, int lane) {
   std::vector<Term> next = {{ops(n, {Op::kBra}, true)}};
   for (const Term& f : g.fail) next.push_back(join({bra}, f));
   for (const Term& c : next) {
-    for (int k = 0; k < 8; ++k) m.rule(join({sched, in, {n.dim("step", 20 + k)}}, c), {lo((k + 1) % 8)});
+    for (int k = 0; k < 8; ++k) m.rule(join({sched, in, {n.dim("step", kStepLo + k)}}, c), {lo((k + 1) % 8)});
     for (int h = 0; h < 16; ++h) {
-      m.rule(join({sched, in, {n.dim("step", 4 + h)}, {n.dim("step", 27)}}, c), {hi((h + 1) % 16)});
-      m.rule(join({sched, in, {n.dim("step", 4 + h)}, n.dims("step", 20, 7)}, c), {hi(h)});
+      m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, {n.dim("step", kStepLo + 7)}}, c), {hi((h + 1) % 16)});
+      m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, n.dims("step", kStepLo, 7)}, c), {hi(h)});
     }
   }
 }

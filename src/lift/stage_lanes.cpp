@@ -88,7 +88,7 @@ void flag_rules(Net& n, Mlp& m) {
     m.rule({n.families({Tok::kSched}, true)}, {f + 2});
     for (int t = 1; t <= 17; ++t)
       for (int w = 0; w < kWarps; ++w) {
-        const Lit thr = {n.dim("thr", t - 1)}, warp = {n.dim("step", w)};
+        const Lit thr = {n.dim("thr", t - 1)}, warp = {n.dim("step", kStepWarp + w)};
         int cta = Shape(t).cta(w);
         if (cta < 0) m.rule({sched, thr, warp}, {f});
         for (int p = 0; p < 2 && cta >= 0; ++p) {

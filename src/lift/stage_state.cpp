@@ -3,8 +3,7 @@
 //   L0  the step (the latest sched) and the consumed value as one word and one tag;
 //   L1  the fetch: every ROM field of the step's block;
 //   L2  the register file, written by value and pred records, read at the step's operands.
-// Field layouts: step = warp 4 | block hi 16 | lo 8 | lane l in the mask at 28 + 2l, not
-// at 29 + 2l; wb_tag = lane l in the tag at 2l, not at 2l + 1; words are 8 one-hot
+// Field layouts: step as machine_model.h's kStep* and step_lane say; wb_tag = lane l in the tag at 2l, not at 2l + 1; words are 8 one-hot
 // nibbles (16 g + n).
 #include "lift/machine_model.h"
 #include "lift/stages.h"
@@ -21,13 +20,13 @@ void build_step(Net& n) {
   s.key(0, n.fam(Tok::kBegin));
   s.key_bias(0, -0.5f);
   s.query_bias(0, 0.5f);
-  for (int w = 0; w < kWarps; ++w) s.value(w, n.dim("sw", w));
-  for (int k = 0; k < 16; ++k) s.value(4 + k, n.dim("shi", k));
-  for (int k = 0; k < 8; ++k) s.value(20 + k, n.dim("slo", k));
+  for (int w = 0; w < kWarps; ++w) s.value(kStepWarp + w, n.dim("sw", w));
+  for (int k = 0; k < 16; ++k) s.value(kStepHi + k, n.dim("shi", k));
+  for (int k = 0; k < 8; ++k) s.value(kStepLo + k, n.dim("slo", k));
   for (int m = 0; m < 16; ++m)
-    for (int l = 0; l < kLanes; ++l) s.value(28 + 2 * l + (has(m, l) ? 0 : 1), n.dim("smask", m));
-  s.pad(36);
-  for (int j = 0; j < 36; ++j) s.read(j, n.dim("step", j), 8);
+    for (int l = 0; l < kLanes; ++l) s.value(step_lane(l, has(m, l)), n.dim("smask", m));
+  s.pad(kStepCode);
+  for (int j = 0; j < kStepCode; ++j) s.read(j, n.dim("step", j), 8);
 }
 
 // A head of L0 that writes and reads slot 0 exactly at the tokens `on` (true) and at all
@@ -97,7 +96,7 @@ void build_fetch(Net& n) {
   const char* field[kRomHeadCount] = {"f_op", "f_guard", "f_d", "f_a", "f_b", "f_c", "f_imm"};
   for (int f = 0; f < kRomHeadCount; ++f) {
     Head r(n, kRomLayer, kRomHeads[f]);
-    for (int i = 0; i < kBlocks; ++i) r.query_and(i, {n.dim("step", 4 + i / 8), n.dim("step", 20 + i % 8)});
+    for (int i = 0; i < kBlocks; ++i) r.query_and(i, {n.dim("step", kStepHi + i / 8), n.dim("step", kStepLo + i % 8)});
     int width = n.l[field[f]].size;
     for (int j = 0; j < width; ++j) r.read(j, n.dim(field[f], j), f < 6 ? 2 : 8);
   }
@@ -117,7 +116,7 @@ void register_writes(Net& n, Head& r, int lane) {
   for (int w = 0; w < kWarps; ++w)
     for (int code = 1; code <= kSlotsPerWarp; ++code) {
       int slot = register_slot(w, code);
-      r.key(slot, n.dim("step", w));
+      r.key(slot, n.dim("step", kStepWarp + w));
       r.key(slot, n.dim("f_d", code));
       r.key(slot, n.dim("wb_tag", 2 * lane));
       for (int x = 1; x < kTags; ++x)
@@ -140,15 +139,15 @@ void register_reads(Net& n, Head& r, int port, int lane) {
   for (int w = 0; w < kWarps; ++w)
     for (int sc = 1; sc <= kSlotsPerWarp; ++sc) {
       int slot = register_slot(w, sc);
-      r.query(slot, n.dim("step", w));
-      r.query(slot, n.dim("step", 28 + 2 * lane));
+      r.query(slot, n.dim("step", kStepWarp + w));
+      r.query(slot, n.dim("step", step_lane(lane, true)));
       for (int code = 0; code < codes; ++code)
         if (port_slot_code(port, code) == sc) r.query(slot, n.dim(field[port], code));
       r.query_bias(slot, -2.5f);
     }
   for (int code = 0; code < codes; ++code)
     if (port_slot_code(port, code) < 0) r.query(kNullSlot, n.dim(field[port], code));
-  r.query(kNullSlot, n.dim("step", 29 + 2 * lane));
+  r.query(kNullSlot, n.dim("step", step_lane(lane, false)));
   r.query_bias(kNullSlot, -0.5f);
   const Field& to = n.l[std::string(out[port]) + std::to_string(lane)];
   for (int j = 0; j < to.size; ++j) r.read(j, to.dim(j), 8);
