@@ -261,7 +261,7 @@ TEST_P(LlamaCppMachine, ImageReadOutOfLlamaCppEqualsTheInterpreter) {
     State ours = make_state(m.config);
     std::vector<float> logits;
     rt.forward(ours, l.prompt, logits);
-    for (int il : {lift::kControlLayer, lift::kMemoryLayer, lift::kRegisterLayer}) {
+    for (int il : {lift::kControlLayer, lift::kRomLayer, lift::kRegisterLayer, lift::kLaneLayer, lift::kMemoryLayer}) {
       auto [d, mx] = max_diff(s.layers[il].recurrent, ours.layers[il].recurrent);
       std::cout << "[ state ] machine " << what << " layer " << il << ": max|llama.cpp - ours| " << d
                 << " (max|S| " << mx << "); " << checked << " memory words, all " << kBlocks << " ROM blocks ("

@@ -7,6 +7,9 @@
 //     step's mask, decoded from the residual after L1 and L2, equal the interpreter's;
 //   - L2's lane control (effective lanes, next PCs, exits and arrivals) equals the
 //     interpreter's;
+//   - every lane's runnable state and the scheduler's next record (barrier release, the
+//     next warp and its min-PC lanes, another wave, the end), decoded from the residual
+//     after L4 and L8, equal interp's schedule() while the launch runs;
 //   - the residual stream has one norm per layer at every position (DESIGN-NOTES §3);
 // in f32, bf16 and f16 weights (llama.cpp's rounding) and bf16 with transformers' rounding.
 #include <gtest/gtest.h>
@@ -98,7 +101,7 @@ void MachineState_::check(const Setting& setting) {
     worst = std::max(worst, (hi - lo) / hi);
   }
   std::cout << "[ forced ] " << setting.name() << ": " << launches_->size() << " launches, " << tokens
-            << " tokens; state, fetch, operands and lane control equal the interpreter's at every token; "
+            << " tokens; state, fetch, operands, lane control and the scheduler's record equal the interpreter's at every token; "
             << "the residual's norm varies by at most " << worst << " (relative) across positions, per layer, and its "
             << "energy is machine_hots()'s to " << worst_energy << "\n";
 }
@@ -118,6 +121,31 @@ TEST_F(MachineState_, ABrokenModelDivergesWhereItIsBroken) {
   EXPECT_EQ(r.first->token, static_cast<int64_t>(f.prompt.size()) - 1) << r.first->text();
   EXPECT_EQ(r.first->layer, lift::kMemoryLayer) << r.first->text();
   EXPECT_TRUE(r.first->field.starts_with("memory")) << r.first->text();
+  std::cout << "[ broken ] " << r.first->text() << "\n";
+}
+
+// A scheduler that never picks warp 1 (its rules' output row zeroed) is named at the first
+// token after which the interpreter would run warp 1, in the scheduler's record.
+TEST_F(MachineState_, ABrokenSchedulerDivergesWhereItIsBroken) {
+  lift::Builder b = lift::build_machine();
+  const lift::Layout l = lift::machine_layout();
+  const std::string down = b.layer(lift::kSchedLayer + 1) + "mlp.down_proj.weight";
+  for (int64_t u = 0; u < b.config.intermediate_size; ++u) b.at(down, l["nw"].dim(1), u) = 0.0f;
+  b.write(*dir_ / "broken-scheduler", DType::f32, lift::machine_tokenizer_json());
+  Model m = load_model(*dir_ / "broken-scheduler");
+  const Forced& f = launches_->front();  // vecadd: 3 warps
+  int64_t want = -1;
+  MachineState st;
+  for (size_t i = 0; i < f.prompt.size() + f.records.size() && want < 0; ++i) {
+    apply(st, i < f.prompt.size() ? f.prompt[i] : f.records[i - f.prompt.size()]);
+    if (st.phase == Phase::kRunning && schedule(st).kind == Tok::kSched && schedule(st).x == 1) want = i;
+  }
+  ASSERT_GE(want, 0);
+  host::CheckReport r = host::check_launch(m, {.threads = 1, .skip_zero_rows = true}, f.prompt, f.records);
+  ASSERT_TRUE(r.first.has_value());
+  EXPECT_EQ(r.first->token, want) << r.first->text();
+  EXPECT_EQ(r.first->layer, lift::kSchedLayer + lift::kSchedLayers - 1) << r.first->text();
+  EXPECT_EQ(r.first->field, "the scheduler's next record") << r.first->text();
   std::cout << "[ broken ] " << r.first->text() << "\n";
 }
 

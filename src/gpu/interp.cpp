@@ -386,8 +386,8 @@ bool cta_released(const MachineState& s, int cta) {
   return any;
 }
 
-// Between steps: release a barrier, else run the next warp round-robin (its lanes with
-// the smallest PC), else start the next wave, else end.
+}  // namespace
+
 Rec schedule(const MachineState& s) {
   for (int cta = 0; cta < ctas_per_wave(s.launch); ++cta)
     if (cta_released(s, cta)) return {Tok::kBar, cta, 1 - s.bar_parity[cta]};
@@ -405,8 +405,6 @@ Rec schedule(const MachineState& s) {
   if (s.wave + 1 < wave_count(s.launch)) return {Tok::kWave, s.wave + 1};
   return {Tok::kEnd};
 }
-
-}  // namespace
 
 // ---- Public.
 

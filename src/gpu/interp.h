@@ -67,6 +67,10 @@ void apply(MachineState& s, const Rec& r);
 // The record the machine emits next; s.phase must be kRunning. Throws Error (a trap)
 // for a program that reads an unwritten register or memory word, or leaves memory.
 Rec next_record(const MachineState& s);
+// Between steps: release a barrier, else run the next warp round-robin (its lanes with the
+// smallest PC), else start the next wave, else end. next_record() emits it when the step's
+// body is done; the model computes it at every token (the divergence finder compares both).
+Rec schedule(const MachineState& s);
 
 // The prompt that loads a program, its arrays and the launch: begin ... run.
 std::vector<Rec> encode_image(const Program& p, const Launch& l);

@@ -177,6 +177,65 @@ Found compare_operands(const lift::Layout& l, const MachineState& st, std::span<
   return std::nullopt;
 }
 
+// The residuals after the scheduler's first and last layers: every lane's runnable state,
+// then the record the scheduler emits next (while running).
+Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span<const float> lanes,
+                        std::span<const float> x) {
+  const char* state_text[3] = {"runnable", "waiting", "finished"};
+  auto text = [&](std::optional<int64_t> v) { return v ? std::string(state_text[*v]) : std::string("not a code"); };
+  for (int w = 0; w < kWarps; ++w)
+    for (int lane = 0; lane < kLanes; ++lane) {
+      int want = st.lane[w][lane].exited ? 2 : lane_waiting(st, w, lane) ? 1 : 0;
+      std::optional<int64_t> got = hot(lanes, l["rs" + std::to_string(w) + std::to_string(lane)]);
+      if (got != want)
+        return Divergence{.layer = lift::kSchedLayer, .field = fmt::format("warp {} lane {} runnable", w, lane),
+                          .want = state_text[want], .got = text(got)};
+    }
+  const int L = lift::kSchedLayer + lift::kSchedLayers - 1;
+  Rec want = schedule(st);
+  auto got = [&]() -> std::optional<Rec> {
+    std::optional<int64_t> fam = hot(x, l["sfam"]);
+    if (!fam) return std::nullopt;
+    if (*fam == lift::kSchedBar) {
+      std::optional<int64_t> c = hot(x, l["bar"], 0, kMaxCtas), p = hot(x, l["barq"], 0, 2);
+      if (!c || !p) return std::nullopt;
+      return Rec{Tok::kBar, static_cast<int>(*c), static_cast<int>(*p)};
+    }
+    if (*fam == lift::kSchedSched) {
+      std::optional<int64_t> w = hot(x, l["nw"], 0, kWarps), hi = hot(x, l["mhi"]), lo = hot(x, l["mlo"]);
+      if (!w || !hi || !lo) return std::nullopt;
+      int mask = 0;
+      for (int lane = 0; lane < kLanes; ++lane) {
+        std::optional<int64_t> in = hot(x, l["smk" + std::to_string(lane)]);
+        if (!in) return std::nullopt;
+        if (*in == 0) mask |= 1 << lane;
+      }
+      return Rec{Tok::kSched, static_cast<int>(*w), static_cast<int>(8 * *hi + *lo), mask};
+    }
+    if (*fam == lift::kSchedWave) {
+      std::optional<int64_t> hi = hot(x, l["nk_hi"]), lo = hot(x, l["nk_lo"]);
+      if (!hi || !lo) return std::nullopt;
+      return Rec{Tok::kWave, static_cast<int>(16 * *hi + *lo)};
+    }
+    return Rec{Tok::kEnd};
+  }();
+  if (got && *got == want) return std::nullopt;
+  return Divergence{.layer = L, .field = "the scheduler's next record", .want = record_text(want),
+                    .got = got ? record_text(*got) : "not a code"};
+}
+
+// After `st lane @mA`: word A as the store wrote it.
+Found compare_store(const Model& m, const State& s, const MachineState& st, const Rec& r) {
+  const std::string field = fmt::format("memory word {} (st lane {})", r.y, r.x);
+  std::vector<std::optional<uint32_t>> mem;
+  try {
+    mem = read_memory(m, s);
+  } catch (const Error& e) {
+    return Divergence{.layer = lift::kMemoryLayer, .field = field, .want = fmt::to_string(st.mem[r.y]), .got = e.what()};
+  }
+  return differ(lift::kMemoryLayer, field, st.mem[r.y], mem[r.y] ? std::optional<int64_t>(*mem[r.y]) : std::nullopt);
+}
+
 // After the prompt: memory and ROM as the image wrote them.
 Found compare_image(const Model& m, const State& s, const MachineState& st) {
   std::vector<std::optional<uint32_t>> mem;
@@ -210,13 +269,15 @@ std::string Divergence::text() const {
 CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          std::span<const Rec> records) {
   const lift::Layout l = lift::machine_layout();
-  std::vector<float> after1, after2;
+  std::vector<float> after1, after2, lanes, sched;
   engine::TraceFn user = options.trace;
   options.trace = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
     if (user) user(name, il, pos, v);
     if (std::string_view(name) != "layer_out") return;
     if (il == lift::kRomLayer) after1.assign(v.begin(), v.end());
     if (il == lift::kRegisterLayer) after2.assign(v.begin(), v.end());
+    if (il == lift::kSchedLayer) lanes.assign(v.begin(), v.end());
+    if (il == lift::kSchedLayer + lift::kSchedLayers - 1) sched.assign(v.begin(), v.end());
   };
   engine::Runtime rt(m, options);
   State s = engine::make_state(m.config);
@@ -231,7 +292,9 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     Found d = compare_state(m, s, st);
     if (!d) d = compare_fetch(l, st, after1);
     if (!d) d = compare_operands(l, st, after2);
+    if (!d && st.phase == Phase::kRunning) d = compare_scheduler(l, st, lanes, sched);
     if (!d && i + 1 == prompt.size()) d = compare_image(m, s, st);
+    if (!d && r.kind == Tok::kSt) d = compare_store(m, s, st, r);
     report.tokens = static_cast<int64_t>(i) + 1;
     if (d) {
       d->token = static_cast<int64_t>(i);

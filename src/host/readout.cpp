@@ -103,9 +103,10 @@ std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State&
   if (all_zero(row)) return std::nullopt;
   float peak = peak_of(row);
   std::string what = fmt::format("warp {} lane {} status", warp, lane);
-  int hi = one_hot(row, 0, 16, peak, what + " PC / 8"), lo = one_hot(row, 16, 8, peak, what + " PC % 8");
-  return LaneStatus{.pc = 8 * hi + lo, .finished = one_hot(row, 24, 2, peak, what + " finished") == 1,
-                    .flag = one_hot(row, 26, 2, peak, what + " barrier flag")};
+  int hi = one_hot(row, lift::kLanePcHi, 16, peak, what + " PC / 8");
+  int lo = one_hot(row, lift::kLanePcLo, 8, peak, what + " PC % 8");
+  return LaneStatus{.pc = 8 * hi + lo, .finished = one_hot(row, lift::kLaneFinished, 2, peak, what + " finished") == 1,
+                    .flag = one_hot(row, lift::kLaneFlag, 2, peak, what + " barrier flag")};
 }
 
 std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code) {

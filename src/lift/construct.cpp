@@ -124,18 +124,26 @@ Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
 
 void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& outputs) {
   const std::string p = n_.b.layer(il_) + "mlp.";
-  CHECK(!literals.empty() && n_.mlp_units[il_] < n_.b.config.intermediate_size);
+  CHECK(!literals.empty() && n_.mlp_units[il_] + 2 <= n_.b.config.intermediate_size);
   for (const Literal& lit : literals) CHECK(!lit.empty());
-  const int u = n_.mlp_units[il_]++;
-  constexpr float kG = 256.0f;  // a literal's gate pre-activation; a firing unit: SiLU(128) = 128
+  CHECK(literals.size() <= 32);  // the gate's bias, 128 (4 n - 3) / hot, has 7 significant bits: exact in bf16
+  const int u = n_.mlp_units[il_];
+  n_.mlp_units[il_] += 2;
+  units_ += 2;
   const float hot = n_.mlp_hot(il_);
-  for (const Literal& lit : literals)
-    for (int d : lit) n_.b.at(p + "gate_proj.weight", u, d) += kG / hot;
-  for (int f = 0; f < n_.l["fam"].size; ++f) {
-    n_.b.at(p + "gate_proj.weight", u, n_.l["fam"].dim(f)) += -(float(literals.size()) - 0.5f) * kG / hot;
-    n_.b.at(p + "up_proj.weight", u, n_.l["fam"].dim(f)) = 1.0f / hot;
+  // Two units that differ by kRuleLift in the gate: firing, 3 kRuleLift and 2 kRuleLift
+  // (SiLU is the identity there), so down's difference is exactly 1 however far the
+  // literals are from 1; otherwise -kRuleLift and below, where SiLU is exactly -0.
+  for (int k = 0; k < 2; ++k) {
+    for (const Literal& lit : literals)
+      for (int d : lit) n_.b.at(p + "gate_proj.weight", u + k, d) += kRuleGate / hot;
+    const float bias = -(float(literals.size()) - 0.5f) * kRuleGate + (k == 0 ? kRuleLift : 0.0f);
+    for (int f = 0; f < n_.l["fam"].size; ++f) {
+      n_.b.at(p + "gate_proj.weight", u + k, n_.l["fam"].dim(f)) += bias / hot;
+      n_.b.at(p + "up_proj.weight", u + k, n_.l["fam"].dim(f)) = 1.0f / hot;
+    }
+    for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u + k) = (k == 0 ? 1.0f : -1.0f) / kRuleLift;
   }
-  for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u) = 2.0f / kG;
 }
 
 }  // namespace qgpu::lift

@@ -96,13 +96,22 @@ class Head {
   std::string qkv_;
 };
 
-// One SwiGLU MLP as a table of rules (several Mlp objects on one layer share its units). A rule is a unit that fires when each of its literals
-// holds, a literal being "one of these dims is hot" (dims of one one-hot group, so the sum
-// is 0 or 1): the gate 256 (sum - (n - 0.5)) is +128 or <= -128 (SiLU exactly 0), up is
-// the constant 1 and down writes exactly 1 to each of the rule's outputs: every weight is
-// a power of two over the norm's hot value, or (2n - 1) times one, exact in bf16 and f16. A
-// stage writes a complete set of disjoint rules per output group, so exactly one fires at
-// every token and the group is a valid one-hot code of constant energy.
+// One SwiGLU MLP as a table of rules (several Mlp objects on one layer share its units). A
+// rule fires when each of its literals holds, a literal being "one of these dims is hot"
+// (dims of one one-hot group, so the sum is 0 or 1), and then writes exactly 1 to each of
+// its outputs. It is two units whose gates are kRuleGate (sum - (n - 0.5)) + kRuleLift and
+// the same without the lift: firing, 384 and 256, where SiLU is the identity; otherwise
+// -128 and below, where SiLU is exactly -0. Up is the constant 1 and down takes the
+// difference over kRuleLift, so an output is 1 whatever small errors its literals carry:
+// in f32 the norms leave a hot 1e-7 off, and with one unit per rule (output proportional
+// to the gate) that error grew by twice the literal count per layer (9% after five rule
+// layers); with the pair it stays at f32's rounding of the difference. Every weight is a
+// power of two over the norm's hot value or a small multiple of one: exact in bf16 and f16.
+// A stage writes a complete set of disjoint rules per output group, so exactly one fires
+// at every token and the group is a valid one-hot code of constant energy.
+inline constexpr float kRuleGate = 512.0f;
+inline constexpr float kRuleLift = 128.0f;
+
 class Mlp {
  public:
   Mlp(Net& n, int il);

@@ -31,6 +31,9 @@ Layout machine_layout() {
   l.add("pbits", 17);       // pred: result bits, 16 = none
   l.add("barc", 5);         // bar: CUDA block slot, 4 = none
   l.add("barp", 3);         // bar: new parity (begin: 0), 2 = none
+  l.add("stl", 5);          // st: the lane, 4 = none
+  l.add("sthi", 17);        // st: the word / 8, 16 = none
+  l.add("stlo", 9);         // st: the word % 8, 8 = none
   l.add("lh", 17);          // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
   l.add("ll", 17);          // % 16
   l.add("fx", 65);          // field value of a ROM field token (0 at @b, begin), 64 = none
@@ -75,13 +78,37 @@ Layout machine_layout() {
     for (int lane = 0; lane < kLanes; ++lane) l.add("live" + std::to_string(w) + std::to_string(lane), 3);
   for (int w = 0; w < kWarps; ++w) l.add("rflag" + std::to_string(w), 3);
   for (int lane = 0; lane < kLanes; ++lane) l.add("sflag" + std::to_string(lane), 3);
+  // The scheduler (stage_sched.cpp).
+  l.add("lastw", kWarps);   // L0: the last warp that ran
+  for (int w = 0; w < kWarps; ++w)  // L4: lane status rows
+    for (int lane = 0; lane < kLanes; ++lane) l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode);
+  for (int w = 0; w < kWarps; ++w)  // L4 MLP: 0 runnable, 1 waiting, 2 finished
+    for (int lane = 0; lane < kLanes; ++lane) l.add("rs" + std::to_string(w) + std::to_string(lane), 3);
+  l.add("wmore", 2);        // 0: another wave follows
+  l.add("nk_hi", 16);       // the wave k + 1
+  l.add("nk_lo", 16);
+  l.add("nw", kWarps + 1);  // L5 MLP: the next warp, kWarps = none
+  for (int c = 0; c < kMaxCtas; ++c) l.add("rel" + std::to_string(c), 2);  // 0: slot c releases
+  for (int lane = 0; lane < kLanes; ++lane) {  // L6 MLP: warp nw's lanes' PCs (16, 8: not runnable)
+    l.add("ch" + std::to_string(lane), 17);
+    l.add("cl" + std::to_string(lane), 9);
+  }
+  l.add("bar", kMaxCtas + 1);  // the first released slot, kMaxCtas = none
+  l.add("barq", 3);            // its new parity, 2 = none
+  l.add("sfam", 4);            // kSchedBar, kSchedSched, kSchedWave, kSchedEnd
+  for (int i = 0; i < kLanes; ++i)  // L7 MLP: lane i's PC against lane j's: <, =, >
+    for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3);
+  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2);  // L8 MLP: 0 in the mask
+  l.add("mhi", 16);         // the min PC / 8, % 8
+  l.add("mlo", 8);
+  l.add("mw", 128);         // L4 MLP: the word memory gets (st: the lane's operand b, else wb_word)
   return l;
 }
 
 std::vector<int> machine_hots() {
   // What each sublayer adds to the residual, in order: L0 mixer, L0 MLP, L1 mixer, ...
   const int adds[] = {
-      2 + 3 + 7 + 8 + 4,                  // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag
+      2 + 3 + 7 + 8 + 4 + 1,              // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag, lastw
       0,
       6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
       1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
@@ -89,8 +116,13 @@ std::vector<int> machine_hots() {
       kLanes * kLaneControlHots + 6,      // L2 MLP: lane control; wave comparisons
       kMaxCtas,                           // L3: parity
       kWarps * kLanes + kWarps + kLanes,  // L3 MLP: live, rflag, sflag
-      0, 0,                               // L4: lane status (not read yet)
-      0, 0,                               // L5: attention no-op
+      kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
+      kWarps * kLanes + 1 + 2 + 8,        // L4 MLP: rs, wmore, nk, mw
+      0,                                  // L5: attention no-op
+      1 + kMaxCtas,                       // L5 MLP: nw, rel
+      0, 2 * kLanes + 3,                  // L6 MLP: ch, cl, bar, barq, sfam
+      0, 6,                               // L7 MLP: cmp
+      0, kLanes + 2,                      // L8 MLP: smk, mhi, mlo
   };
   std::vector<int> h = {kEmbedHots};
   for (int a : adds) h.push_back(h.back() + a);
@@ -99,14 +131,14 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 3584;
-  c.num_hidden_layers = 6;
-  c.layer_types = {"linear_attention", "linear_attention", "linear_attention",
-                   "linear_attention", "linear_attention", "full_attention"};
-  // The MLP units the construction uses today (the widest: L2's lane control and wave
-  // compares, 2,380), rounded up to 64; at most Qwen3.5-2B's 6144, which a merge pads to
-  // with zero units.
-  c.intermediate_size = 2432;
+  c.hidden_size = 4352;
+  c.num_hidden_layers = 9;
+  c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
+                   "full_attention",   "linear_attention", "linear_attention", "linear_attention"};
+  // The MLP units the construction uses today (two per rule; the widest: L2's lane control
+  // and wave compares, 4,760; the scheduler's PC compares in L7, 4,620), rounded up to 64;
+  // at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
+  c.intermediate_size = 4800;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -133,6 +165,7 @@ Builder build_machine() {
   build_lane_control(n);
   build_launch(n);
   build_lanes(n);
+  build_scheduler(n);
   return b;
 }
 

@@ -9,9 +9,8 @@
 //             consumed value as a word and a tag (3 the bytes of `h m1 m2 t` assembled by
 //             the 4-tap conv, 4 a `v` word, 5 the tag of `h` three tokens back, 6 a `v`
 //             tag, 7 an energy pad at `pred`), so every later layer sees one word
-//   L1  GDN   0 global memory (126 words, the null slot 126), 1-7 the ROM (op, guard, d,
-//             a, b, c, imm; 128 blocks): written by the image, read at the step's block
-//             (the fetch) at every token
+//   L1  GDN   1-7 the ROM (op, guard, d, a, b, c, imm; 128 blocks): written by the
+//             image, read at the step's block (the fetch) at every token
 //   L2  GDN   the register file: 16 heads = 4 read ports (a, b, c, guard) x 4 lanes,
 //             slots warp x 19 (r0..r14, p0..p3) and the null slot 126; a value record
 //             writes register d of the lanes its tag names, `pred` the predicate d of its
@@ -23,8 +22,16 @@
 //   L3  GDN   0-3 the barrier parity per CUDA block slot; MLP: which lanes live in a new
 //             wave, the barrier flags rows get (stage_lanes.cpp)
 //   L4  GDN   lane status: 16 heads (warp x lane): PC, finished, barrier flag, written by
-//             `run`, `wave` (every lane) and `sched` (the lanes of its mask)
+//             `begin`, `run`, `wave` (every lane) and `sched` (the lanes of its mask), read
+//             at every token
+//   L4-L8 MLP the scheduler: runnable lanes, barrier release, the next warp round-robin,
+//             its min-PC lanes, another wave or the end (stage_sched.cpp); its record is
+//             in the residual after L8 (sfam, bar, barq, nw, mhi, mlo, smk, nk)
 //   L5  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
+//   L4  MLP   also the word memory gets: at `st` the lane's operand b, else wb_word (mw)
+//   L6  GDN   0 global memory (126 words, the null slot 126): image values and `st`
+//             records write it; the host reads the arrays out of it
+//   L7, L8    GDN mixers unused (zero)
 //
 // docs/design.md §3 has the plan this grows into and the exactness argument.
 #pragma once
@@ -41,6 +48,7 @@ namespace qgpu::lift {
 inline constexpr int kControlLayer = 0;
 inline constexpr int kImageAddrHead = 0, kRomAddrHead = 1, kStepHead = 2;
 inline constexpr int kWordBytesHead = 3, kWordHead = 4, kTagBytesHead = 5, kTagHead = 6, kPadHead = 7;
+inline constexpr int kLastWarpHead = 8;  // the last warp that ran (round-robin's start)
 
 // The step code (L0's step head, read into the residual field "step"): the warp one-hot
 // at 0, block / 8 at kStepHi, block % 8 at kStepLo, lane l in the mask at step_lane(l,
@@ -48,7 +56,8 @@ inline constexpr int kWordBytesHead = 3, kWordHead = 4, kTagBytesHead = 5, kTagH
 inline constexpr int kStepWarp = 0, kStepHi = 4, kStepLo = 20, kStepCode = 36;
 constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1); }
 
-inline constexpr int kMemoryLayer = 1;
+// Memory sits after the operand reads, so `st` can write the lane's operand b.
+inline constexpr int kMemoryLayer = 6;
 inline constexpr int kMemoryHead = 0;
 inline constexpr int kRomLayer = 1;
 // ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
@@ -65,6 +74,16 @@ constexpr int register_slot(int warp, int code) { return warp * kSlotsPerWarp + 
 inline constexpr int kParityLayer = 3;  // heads 0-3: the barrier parity of each CUDA block slot
 inline constexpr int kLaneLayer = 4;    // heads 4 w + l: lane status (PC, finished, flag)
 constexpr int lane_head(int warp, int lane) { return 4 * warp + lane; }
+// A lane status row (slot 0 of its head, read into ls{w}{l}): PC / 8 at kLanePcHi, PC % 8
+// at kLanePcLo, finished at kLaneFinished (+ 0 no, + 1 yes), the barrier flag at kLaneFlag
+// (+ 0, + 1); 4 pad channels after it.
+inline constexpr int kLanePcHi = 0, kLanePcLo = 16, kLaneFinished = 24, kLaneFlag = 26, kLaneStatusCode = 28;
+
+// The scheduler's MLPs are layers kSchedLayer .. kSchedLayer + 4; its record is read after
+// the last: sfam says which record (kSched*), the other fields its values.
+inline constexpr int kSchedLayer = 4;
+inline constexpr int kSchedLayers = 5;
+inline constexpr int kSchedBar = 0, kSchedSched = 1, kSchedWave = 2, kSchedEnd = 3;
 
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
 // `begin` writes the null step (warp 0, block 127, no lanes) and clears ROM block 127, so

@@ -1,6 +1,7 @@
-// The token embedding and the program image (docs/design.md §3). The prompt's `begin`,
-// `@b N` with its field and immediate tokens, and `@m A` with its value tokens write the
-// ROM and the memory into L1's state, which the host reads out (src/host/readout.h).
+// The token embedding, the program image and memory (docs/design.md §3). The prompt's
+// `begin`, `@b N` with its field and immediate tokens, and `@m A` with its value tokens
+// write the ROM (L1) and the memory (L6); `st` records write memory too. The host reads
+// both out (src/host/readout.h).
 #include <optional>
 
 #include "base/error.h"
@@ -58,6 +59,10 @@ void record_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
   d.push_back(l["pbits"].dim(r.kind == Tok::kPred ? r.y : kNone));
   d.push_back(l["barc"].dim(r.kind == Tok::kBar ? r.x : kMaxCtas));
   d.push_back(l["barp"].dim(r.kind == Tok::kBar ? r.y : begin ? 0 : 2));
+  bool st = r.kind == Tok::kSt;
+  d.push_back(l["stl"].dim(st ? r.x : kLanes));
+  d.push_back(l["sthi"].dim(st ? r.y / 8 : 16));
+  d.push_back(l["stlo"].dim(st ? r.y % 8 : 8));
 }
 
 // The launch header's values x - 1 (the wave: k; run and begin: 0) as hi and lo nibbles.
@@ -132,13 +137,36 @@ void build_rom_address(Net& n) {
   for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 8);
 }
 
-// L1: memory. A token that completes an image value (and begin, with the word 0 at the
-// null slot) writes word i when the image address is i; the value is L0's word.
+// L4 MLP: mw, the word memory gets: at `st lane @mA` the lane's operand b (L2's read; the
+// lane is in the step's mask), at `pred` (where wb_word is empty) the word 0, at every
+// other token L0's word.
+void build_memory_word(Net& n) {
+  Mlp m(n, kSchedLayer);
+  std::vector<int> zero;
+  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("mw", 16 * g));
+  m.rule({{n.fam(Tok::kPred)}}, zero);
+  for (int j = 0; j < 128; ++j) {
+    m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("wb_word", j)}}, {n.dim("mw", j)});
+    for (int l = 0; l < kLanes; ++l)
+      m.rule({{n.fam(Tok::kSt)}, {n.dim("stl", l)}, {n.dim("rb" + std::to_string(l), j)}}, {n.dim("mw", j)});
+  }
+}
+
+// L6: memory. A token that completes an image value (and begin, with the word 0 at the
+// null slot) writes word i when the image address is i; `st` writes its word. The value
+// is mw. At `st` (vend 0) the image terms sum to at most 2 - 2.5, and the word's hi and lo
+// add 3 each less 3: only word A's key is positive.
 void build_memory(Net& n) {
+  build_memory_word(n);
   Head m(n, kMemoryLayer, kMemoryHead);
-  for (int i = 0; i < kMemWords + 1; ++i)
+  for (int i = 0; i < kMemWords + 1; ++i) {
     m.key_and(i, {n.dim("img_addr", i / 8), n.dim("img_addr", 16 + i % 8), n.dim("vend", 1)});
-  for (int j = 0; j < 128; ++j) m.value(j, n.dim("wb_word", j));
+    if (i == kNullSlot) continue;
+    m.key(i, n.dim("sthi", i / 8), 3.0f);
+    m.key(i, n.dim("stlo", i % 8), 3.0f);
+    m.key(i, n.fam(Tok::kSt), -3.0f);
+  }
+  for (int j = 0; j < 128; ++j) m.value(j, n.dim("mw", j));
 }
 
 // L1 ROM heads: block i is keyed (hi + lo + rom + writes - 3.5), where `writes` is 1 for

@@ -100,34 +100,37 @@ void flag_rules(Net& n, Mlp& m) {
   }
 }
 
-// L4: lane (w, l) keeps PC hi (0-15) | lo (16-23) | finished (24 no, 25 yes) | flag
-// (26, 27) and 4 pad channels in slot 0 of head 4 w + l.
+// L4: lane (w, l) keeps PC hi | lo | finished | flag (machine_model.h's kLane*) and 4 pad
+// channels in slot 0 of head 4 w + l; `begin` writes PC 0, finished, flag 0.
 void build_lane_status(Net& n) {
   for (int w = 0; w < kWarps; ++w)
     for (int l = 0; l < kLanes; ++l) {
       const std::string s = std::to_string(l), wl = std::to_string(w) + s;
       Head h(n, kLaneLayer, lane_head(w, l));
+      h.key(0, n.fam(Tok::kBegin), 2.0f);  // begin: PC 0, finished, flag 0
       h.key(0, n.fam(Tok::kRun), 2.0f);
       h.key(0, n.fam(Tok::kWave), 2.0f);
       h.key(0, n.dim("sw", w));
       for (int mask = 1; mask < 16; ++mask)
         if (mask >> l & 1) h.key(0, n.dim("smask", mask));
       h.key_bias(0, -1.5f);
-      for (int j = 0; j < 16; ++j) h.value(j, n.dim("npc_hi" + s, j));
-      for (int j = 0; j < 8; ++j) h.value(16 + j, n.dim("npc_lo" + s, j));
-      for (Tok t : {Tok::kRun, Tok::kWave}) {  // a new wave starts every lane at block 0
-        h.value(0, n.fam(t));
-        h.value(16, n.fam(t));
+      for (int j = 0; j < 16; ++j) h.value(kLanePcHi + j, n.dim("npc_hi" + s, j));
+      for (int j = 0; j < 8; ++j) h.value(kLanePcLo + j, n.dim("npc_lo" + s, j));
+      for (Tok t : {Tok::kBegin, Tok::kRun, Tok::kWave}) {  // a new wave starts every lane at block 0
+        h.value(kLanePcHi, n.fam(t));
+        h.value(kLanePcLo, n.fam(t));
       }
-      for (int a : {0, 2}) h.value(24, n.dim("act" + s, a));
-      h.value(25, n.dim("act" + s, 1));
-      h.value(24, n.dim("live" + wl, 0));
-      h.value(25, n.dim("live" + wl, 1));
+      h.value(kLaneFinished + 1, n.fam(Tok::kBegin));
+      h.value(kLaneFlag, n.fam(Tok::kBegin));
+      for (int a : {0, 2}) h.value(kLaneFinished, n.dim("act" + s, a));
+      h.value(kLaneFinished + 1, n.dim("act" + s, 1));
+      h.value(kLaneFinished, n.dim("live" + wl, 0));
+      h.value(kLaneFinished + 1, n.dim("live" + wl, 1));
       for (int p = 0; p < 2; ++p) {
-        h.value(26 + p, n.dim("sflag" + s, p));
-        h.value(26 + p, n.dim("rflag" + std::to_string(w), p));
+        h.value(kLaneFlag + p, n.dim("sflag" + s, p));
+        h.value(kLaneFlag + p, n.dim("rflag" + std::to_string(w), p));
       }
-      for (int j = 28; j < 32; ++j) h.pad(j);
+      for (int j = kLaneStatusCode; j < kLaneStatusCode + 4; ++j) h.pad(j);
     }
 }
 

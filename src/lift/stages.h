@@ -7,13 +7,13 @@
 namespace qgpu::lift {
 
 // The token embedding: one hot per field group ("none" included), kEmbedHots per token.
-inline constexpr int kEmbedHots = 35;
+inline constexpr int kEmbedHots = 38;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
 
-// stage_image.cpp: the program image. L0 image address and ROM block address; L1 memory
-// and the ROM's writes.
+// stage_image.cpp: the program image and memory. L0 image address and ROM block address;
+// L1 the ROM's writes; L4 MLP the word memory gets, L6 memory (image values and `st`).
 void build_image(Net& n);
 
 // stage_state.cpp: what consumed records write and what every token reads. L0 step and
@@ -26,6 +26,10 @@ void build_launch(Net& n);
 
 // stage_lanes.cpp: barrier parity (L3), liveness and flags (L3 MLP), lane status (L4).
 void build_lanes(Net& n);
+
+// stage_sched.cpp: the last warp (L0 head 8), the lane status reads (L4), and the
+// scheduler's MLPs (L4-L8).
+void build_scheduler(Net& n);
 
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
 // kLaneControlHots per lane.
