@@ -1,0 +1,231 @@
+// skip_zero_rows in the DeltaNet recurrence, on a tiny model whose heads go idle token by
+// token as the compiled machine's do: a head whose key is all zero at a token (decay
+// exactly 1) keeps S bit for bit, and one whose query is all zero reads +0, so skipping
+// them must give the reference's logits and state bit for bit, in every dtype and both
+// rounding policies, also from states holding -0 or an infinity (where the reference does
+// change S, and the skip must not be taken).
+//
+// The model: residual dims 0..7 carry four gates through every layer unchanged (no mixer or
+// MLP writes them); each gate is one bit of the token id (kGates) and zeroes its two dims
+// of the token's embedding when clear. Key head h's q rows read only gate 2h's dims, its k
+// rows only gate 2h+1's, and every fourth q and k row is zero (keys with zero entries).
+// Key head 0's q and k channels have no conv taps but the current one, so they are zero
+// exactly at the tokens whose bit is clear; key head 1's keep all four taps, so they are
+// zero after four clear tokens in a row. Value heads 0, 2, 3 have A_log = -30 (decay
+// exactly 1, as in the compiled machine); value head 1 keeps a decay below 1, so its zero
+// keys still change S.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "engine/forward.h"
+#include "engine/tiny_model.h"
+#include "test_util.h"
+
+namespace qgpu::engine {
+namespace {
+
+using test_util::TempDir;
+
+constexpr int64_t kGateDims = 8;  // residual dims 0..7: gate g owns dims 2g and 2g + 1
+// Gate g is bit g of a token id: 0 q of key head 0, 1 k of key head 0, 2 q of key head 1,
+// 3 k of key head 1.
+bool gate_open(int32_t token, int g) { return (token >> g) & 1; }
+
+// Low nibbles: every gate open, all closed, reads without writes (5), writes without reads
+// (a), one key head at a time (3, c), four closed in a row (key head 1's conv window
+// empties), then single gates.
+const std::vector<int32_t> kPrompt = {0x10, 0x1f, 0x25, 0x3a, 0x43, 0x5c, 0x60,
+                                      0x70, 0x80, 0x90, 0xaf, 0xb1, 0xc2};
+const std::vector<int32_t> kDecode = {0xd4, 0xe8, 0xf0};
+
+// Replaces w by a copy whose element (row o, column i) is f(o, i, value).
+void edit(Model& m, Linear& w, const std::function<float(int64_t, int64_t, float)>& f) {
+  std::vector<float> v = to_f32(w.w);
+  for (int64_t o = 0; o < w.out(); ++o)
+    for (int64_t i = 0; i < w.in(); ++i) v[o * w.in() + i] = f(o, i, v[o * w.in() + i]);
+  m.owned.push_back(make_tensor(w.w.name, w.w.dtype, w.w.shape, v));
+  w.w = m.owned.back().view();
+}
+
+// The embedding (and the tied head) with each token's closed gates zeroed.
+void gate_embedding(Model& m) {
+  bool tied = m.lm_head.w.data == m.embed_tokens.data;
+  Linear e{m.embed_tokens};
+  edit(m, e, [](int64_t tok, int64_t i, float x) {
+    return i < kGateDims && !gate_open(static_cast<int32_t>(tok), static_cast<int>(i / 2)) ? 0.0f : x;
+  });
+  m.embed_tokens = e.w;
+  if (tied) m.lm_head = e;
+}
+
+// q and k rows of in_proj_qkv read only their gate's dims; every fourth is zero.
+void gate_queries_and_keys(Model& m, Linear& qkv) {
+  const int64_t dk = m.config.linear_key_head_dim, key_dim = m.config.key_dim();
+  edit(m, qkv, [&](int64_t o, int64_t i, float x) {
+    if (o >= 2 * key_dim) return x;  // v
+    bool is_k = o >= key_dim;
+    int64_t ch = o % key_dim, h = ch / dk;
+    int64_t g = 2 * h + is_k;
+    return ch % dk % 4 != 3 && (i == 2 * g || i == 2 * g + 1) ? x : 0.0f;
+  });
+}
+
+void make_gated(Model& m) {
+  const Config& c = m.config;
+  const int64_t dk = c.linear_key_head_dim, K = c.linear_conv_kernel_dim;
+  gate_embedding(m);
+  auto keep_gate_dims = [](int64_t o, int64_t, float x) { return o < kGateDims ? 0.0f : x; };
+  for (LayerWeights& l : m.layers) {
+    edit(m, l.down_proj, keep_gate_dims);
+    if (!l.linear) {
+      edit(m, l.self_attn.o_proj, keep_gate_dims);
+      continue;
+    }
+    DeltaNetWeights& d = l.linear_attn;
+    edit(m, d.out_proj, keep_gate_dims);
+    gate_queries_and_keys(m, d.in_proj_qkv);
+    for (int64_t ch = 0; ch < c.conv_dim(); ++ch) {
+      bool head0 = ch < dk || (ch >= c.key_dim() && ch < c.key_dim() + dk);
+      if (head0) std::fill_n(&d.conv1d[ch * K], K - 1, 0.0f);  // the current tap only
+    }
+    for (int j : {0, 2, 3}) d.a[j] = -std::exp(-30.0f);  // decay exactly 1
+  }
+}
+
+Model gated_model(const TempDir& dir, DType t) {
+  Model m = load_model(dir / "m", t);
+  make_gated(m);
+  return m;
+}
+
+struct Outcome {
+  std::vector<float> logits;  // the prefill's at every position, then each decode's
+  State state;
+};
+
+Outcome run(const Model& m, RuntimeOptions o, State start) {
+  Runtime rt(m, o);
+  Outcome r{{}, std::move(start)};
+  rt.forward(r.state, kPrompt, r.logits, /*all_logits=*/true);
+  std::vector<float> step;
+  for (int32_t tok : kDecode) {
+    rt.forward(r.state, std::span<const int32_t>(&tok, 1), step);
+    r.logits.insert(r.logits.end(), step.begin(), step.end());
+  }
+  return r;
+}
+
+// Bit for bit, so +0 and -0 differ (and NaN equals itself); the first mismatch if not.
+void expect_same_bits(const std::vector<float>& want, const std::vector<float>& got,
+                      const std::string& what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(std::memcmp(&want[i], &got[i], sizeof(float)), 0)
+        << what << ": first mismatch at " << i << ": reference " << want[i] << ", skipping " << got[i];
+}
+
+void expect_same_run(const Outcome& want, const Outcome& got, const std::string& what) {
+  expect_same_bits(want.logits, got.logits, what + " logits");
+  for (size_t il = 0; il < want.state.layers.size(); ++il) {
+    const LayerState &a = want.state.layers[il], &b = got.state.layers[il];
+    std::string layer = what + " layer " + std::to_string(il);
+    expect_same_bits(a.conv, b.conv, layer + " conv");
+    expect_same_bits(a.recurrent, b.recurrent, layer + " recurrent");
+    expect_same_bits(a.keys, b.keys, layer + " keys");
+    expect_same_bits(a.values, b.values, layer + " values");
+  }
+}
+
+// A fresh state whose every S is random with every third entry -0: at a zero key the
+// reference's S + k δᵀ turns -0 into +0 wherever k δ is +0, so the skip must not be taken.
+State negative_zero_state(const Config& c) {
+  State s = make_state(c);
+  std::mt19937 rng(7);
+  std::normal_distribution<float> dist(0.0f, 0.5f);
+  for (LayerState& l : s.layers)
+    for (size_t i = 0; i < l.recurrent.size(); ++i) l.recurrent[i] = i % 3 == 0 ? -0.0f : dist(rng);
+  return s;
+}
+
+// A fresh state with one +inf in value head 0's S (decay 1): the reference's Sᵀk is then
+// NaN in that column even for a zero key, and the NaN spreads over S.
+State infinity_state(const Config& c) {
+  State s = make_state(c);
+  s.layers[0].recurrent[5 * c.linear_value_head_dim + 7] = std::numeric_limits<float>::infinity();
+  return s;
+}
+
+std::string name(DType t, Rounding r, MatmulPath p) {
+  return fmt::format("{} {} {}", dtype_name(t), r == Rounding::llama_cpp ? "llama.cpp" : "transformers",
+                     p == MatmulPath::reference ? "reference" : "fast");
+}
+
+TEST(EngineDeltaNetSkip, TheModelHasIdleHeads) {
+  // What the other tests rely on, seen in the reference's own state: decoding one token at
+  // a time, value head 0 of layer 0 (key head 0, decay 1) keeps S bit for bit exactly at
+  // the tokens whose key gate is closed, and value head 1 (decay below 1) never does.
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LLF"});
+  Model m = gated_model(dir, DType::f32);
+  Runtime rt(m, {.matmul = MatmulPath::reference});
+  State s = make_state(m.config);
+  std::vector<float> logits;
+  int idle = 0;
+  for (int32_t tok : kPrompt) {
+    std::vector<float> h0(s.recurrent(m.config, 0, 0).begin(), s.recurrent(m.config, 0, 0).end());
+    std::vector<float> h1(s.recurrent(m.config, 0, 1).begin(), s.recurrent(m.config, 0, 1).end());
+    rt.forward(s, std::span<const int32_t>(&tok, 1), logits);
+    auto same = [](const std::vector<float>& a, std::span<const float> b) {
+      return std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    };
+    EXPECT_EQ(same(h0, s.recurrent(m.config, 0, 0)), !gate_open(tok, 1)) << "token " << tok;
+    if (tok != kPrompt[0]) {  // from S = 0 a decay changes nothing
+      EXPECT_FALSE(same(h1, s.recurrent(m.config, 0, 1))) << "token " << tok;
+    }
+    idle += !gate_open(tok, 1);
+  }
+  EXPECT_GE(idle, 5);
+}
+
+TEST(EngineDeltaNetSkip, SkippingIdleHeadsEqualsReferenceBitForBit) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LLFL"});
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    Model m = gated_model(dir, t);
+    for (Rounding r : {Rounding::llama_cpp, Rounding::transformers})
+      for (MatmulPath p : {MatmulPath::reference, MatmulPath::fast}) {
+        RuntimeOptions o{.threads = 1, .matmul = p, .rounding = r};
+        RuntimeOptions skip = o;
+        skip.skip_zero_rows = true;
+        Outcome ref = run(m, o, make_state(m.config));
+        expect_same_run(ref, run(m, skip, make_state(m.config)), name(t, r, p));
+        skip.max_batch = 5;
+        expect_same_run(ref, run(m, skip, make_state(m.config)), name(t, r, p) + " batches of 5");
+        expect_same_run(run(m, o, negative_zero_state(m.config)),
+                        run(m, skip, negative_zero_state(m.config)), name(t, r, p) + " from -0");
+      }
+  }
+}
+
+TEST(EngineDeltaNetSkip, AnInfiniteStateIsUpdatedAsTheReferenceDoes) {
+  // NaN activations follow; only the reference matmul is defined on them
+  // (matmul_fast_rows and matmul_csr assume finite activations).
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LLF"});
+  Model m = gated_model(dir, DType::f32);
+  RuntimeOptions o{.threads = 1, .matmul = MatmulPath::reference};
+  RuntimeOptions skip = o;
+  skip.skip_zero_rows = true;
+  expect_same_run(run(m, o, infinity_state(m.config)), run(m, skip, infinity_state(m.config)),
+                  "from +inf");
+}
+
+}  // namespace
+}  // namespace qgpu::engine
