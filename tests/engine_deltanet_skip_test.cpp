@@ -108,16 +108,34 @@ Model gated_model(const TempDir& dir, DType t) {
 struct Outcome {
   std::vector<float> logits;  // the prefill's at every position, then each decode's
   State state;
+  std::vector<float> trail;   // run_tokenwise: every layer's S after each token
 };
 
+// kPrompt as one prefill, then kDecode one token at a time.
 Outcome run(const Model& m, RuntimeOptions o, State start) {
   Runtime rt(m, o);
-  Outcome r{{}, std::move(start)};
+  Outcome r{{}, std::move(start), {}};
   rt.forward(r.state, kPrompt, r.logits, /*all_logits=*/true);
   std::vector<float> step;
   for (int32_t tok : kDecode) {
     rt.forward(r.state, std::span<const int32_t>(&tok, 1), step);
     r.logits.insert(r.logits.end(), step.begin(), step.end());
+  }
+  return r;
+}
+
+// Every token of kPrompt and kDecode decoded alone, S kept after each: a difference in S
+// that later tokens would overwrite (a -0 the reference turned into +0) still shows.
+Outcome run_tokenwise(const Model& m, RuntimeOptions o, State start) {
+  Runtime rt(m, o);
+  Outcome r{{}, std::move(start), {}};
+  std::vector<int32_t> tokens = kPrompt;
+  tokens.insert(tokens.end(), kDecode.begin(), kDecode.end());
+  std::vector<float> step;
+  for (int32_t tok : tokens) {
+    rt.forward(r.state, std::span<const int32_t>(&tok, 1), step);
+    r.logits.insert(r.logits.end(), step.begin(), step.end());
+    for (const LayerState& l : r.state.layers) r.trail.insert(r.trail.end(), l.recurrent.begin(), l.recurrent.end());
   }
   return r;
 }
@@ -133,6 +151,7 @@ void expect_same_bits(const std::vector<float>& want, const std::vector<float>& 
 
 void expect_same_run(const Outcome& want, const Outcome& got, const std::string& what) {
   expect_same_bits(want.logits, got.logits, what + " logits");
+  expect_same_bits(want.trail, got.trail, what + " S after each token");
   for (size_t il = 0; il < want.state.layers.size(); ++il) {
     const LayerState &a = want.state.layers[il], &b = got.state.layers[il];
     std::string layer = what + " layer " + std::to_string(il);
@@ -208,23 +227,30 @@ TEST(EngineDeltaNetSkip, SkippingIdleHeadsEqualsReferenceBitForBit) {
         expect_same_run(ref, run(m, skip, make_state(m.config)), name(t, r, p));
         skip.max_batch = 5;
         expect_same_run(ref, run(m, skip, make_state(m.config)), name(t, r, p) + " batches of 5");
-        expect_same_run(run(m, o, negative_zero_state(m.config)),
-                        run(m, skip, negative_zero_state(m.config)), name(t, r, p) + " from -0");
+        expect_same_run(run_tokenwise(m, o, negative_zero_state(m.config)),
+                        run_tokenwise(m, skip, negative_zero_state(m.config)), name(t, r, p) + " from -0");
       }
   }
 }
 
-TEST(EngineDeltaNetSkip, AnInfiniteStateIsUpdatedAsTheReferenceDoes) {
-  // NaN activations follow; only the reference matmul is defined on them
-  // (matmul_fast_rows and matmul_csr assume finite activations).
+TEST(EngineDeltaNetSkip, InfinitiesAreUpdatedAsTheReferenceDoes) {
+  // An infinite S, or an infinite v at a zero key (δ = β v is then not finite and k δᵀ is
+  // NaN), and the reference writes NaN into S. NaN activations follow; only the reference
+  // matmul is defined on them (matmul_fast_rows and matmul_csr assume finite activations).
   TempDir dir;
   write_tiny_model(dir / "m", {.layers = "LLF"});
   Model m = gated_model(dir, DType::f32);
   RuntimeOptions o{.threads = 1, .matmul = MatmulPath::reference};
   RuntimeOptions skip = o;
   skip.skip_zero_rows = true;
-  expect_same_run(run(m, o, infinity_state(m.config)), run(m, skip, infinity_state(m.config)),
-                  "from +inf");
+  expect_same_run(run_tokenwise(m, o, infinity_state(m.config)),
+                  run_tokenwise(m, skip, infinity_state(m.config)), "from +inf");
+  // Value head 0's v channels in layer 0 with a conv weight of 3e38: its v overflows.
+  const int64_t v0 = 2 * m.config.key_dim(), K = m.config.linear_conv_kernel_dim;
+  for (int64_t ch = v0; ch < v0 + m.config.linear_value_head_dim; ++ch)
+    m.layers[0].linear_attn.conv1d[ch * K + K - 1] = 3e38f;
+  expect_same_run(run_tokenwise(m, o, make_state(m.config)), run_tokenwise(m, skip, make_state(m.config)),
+                  "infinite v");
 }
 
 }  // namespace
