@@ -10,6 +10,9 @@
 //   out = W_out y
 // Heads are independent, so they are spread over the thread pool; the arithmetic of each
 // head does not depend on the split, so every path gives the same state bit for bit.
+// With skip_zero_rows, a head whose k is zero at a token and whose decay is exactly 1 (most
+// of the compiled machine's heads at most tokens) only reads S, when read_only_rule can
+// show that the update would leave S's bits as they are.
 // Rounding::transformers rounds (to ex.act) the projections, the conv output and its SiLU,
 // β, the recurrence's output and each step of the gated norm; the decay and the recurrence
 // (with the q/k L2 norm) stay f32 as in HF-main's torch kernels.
@@ -64,6 +67,48 @@ void delta_rule(float* S, const float* k, const float* q, const float* v, float 
   }
 }
 
+// Whether every x[0..n) is +0 or -0.
+bool all_zero(const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] != 0.0f) return false;
+  return true;
+}
+
+bool all_finite(const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return false;
+  return true;
+}
+
+// Whether x[0..n) holds no -0, inf or NaN: the values x for which x + (+0) and x + (-0)
+// both give x's bits, and x * (±0) is a zero.
+bool plain(const float* x, int64_t n) {
+  uint32_t odd = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, &x[i], 4);
+    odd |= (b == 0x80000000u) | ((b & 0x7f800000u) == 0x7f800000u);
+  }
+  return odd == 0;
+}
+
+// delta_rule for a head whose key is all ±0 and whose decay is exactly 1, with v and β
+// finite: if S is plain, S·1 = S, Sᵀk sums ±0 terms from +0 to +0, δ = β v is finite, and
+// each element of S + k δᵀ is x + (±0) = x, so S keeps every bit and o = Sᵀq is
+// delta_rule's sum over the same S (+0 for a zero q: ±0 terms from +0). Writes that o and
+// returns true; returns false (S untouched, o clobbered) if S is not plain.
+bool read_only_rule(const float* S, const float* q, int64_t dk, int64_t dv, float* o) {
+  const bool q_zero = all_zero(q, dk);
+  for (int64_t j = 0; j < dv; ++j) o[j] = 0;
+  for (int64_t i = 0; i < dk; ++i) {
+    const float* row = S + i * dv;
+    if (!plain(row, dv)) return false;
+    if (q_zero) continue;
+    for (int64_t j = 0; j < dv; ++j) o[j] += row[j] * q[i];
+  }
+  return true;
+}
+
 }  // namespace
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
@@ -114,8 +159,11 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         float beta = round_act(ex.act, sigmoid(bb[t * Hv + j]));
         float decay = std::exp(w.a[j] * softplus(aa[t * Hv + j] + w.dt_bias[j]));
         float* o = y + t * Hv * dv + j * dv;
-        float* delta = s.head_tmp.data() + j * dv;
-        delta_rule(&st.recurrent[j * dk * dv], k, q, v, beta, decay, dk, dv, o, delta);
+        float* S = &st.recurrent[j * dk * dv];
+        // A zero key with decay 1 writes nothing (checked on the values computed).
+        bool reads_only = ex.skip_zero_rows && decay == 1.0f && std::isfinite(beta) &&
+                          all_zero(k, dk) && all_finite(v, dv) && read_only_rule(S, q, dk, dv, o);
+        if (!reads_only) delta_rule(S, k, q, v, beta, decay, dk, dv, o, s.head_tmp.data() + j * dv);
         round_act(ex.act, o, dv);  // HF: core_attn_out.to(initial_dtype)
         // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
         gated_rms_norm(o, w.norm.data(), z + t * Hv * dv + j * dv, o, dv, eps, ex.act);

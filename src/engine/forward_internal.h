@@ -35,11 +35,13 @@ struct Runtime::Scratch {
 };
 
 // How this Runtime computes: the matmul path, the dtype activations are rounded to at the
-// rounding policy's points (f32: none; see Rounding), the threads.
+// rounding policy's points (f32: none; see Rounding), the threads, and whether it skips
+// work whose result it can prove (RuntimeOptions::skip_zero_rows).
 struct Exec {
   MatmulPath path;
   DType act;
   ThreadPool& pool;
+  bool skip_zero_rows = false;
 };
 
 // One matmul through the chosen path; the output rounded to ex.act (an nn.Linear's output
@@ -47,7 +49,9 @@ struct Exec {
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
             const Exec& ex);
 
-// dead_heads (empty: none): value heads whose q and k weight rows are all zero.
+// dead_heads (empty: none): value heads whose q and k weight rows are all zero. With
+// ex.skip_zero_rows, also a head whose key is zero at a token (and whose decay is exactly
+// 1) only reads S that token.
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
                     std::span<const uint8_t> dead_heads = {});
