@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "engine/forward.h"
+#include "engine/forward_internal.h"
 #include "engine/tiny_model.h"
 #include "test_util.h"
 
@@ -184,6 +185,58 @@ State infinity_state(const Config& c) {
 std::string name(DType t, Rounding r, MatmulPath p) {
   return fmt::format("{} {} {}", dtype_name(t), r == Rounding::llama_cpp ? "llama.cpp" : "transformers",
                      p == MatmulPath::reference ? "reference" : "fast");
+}
+
+// One head's recurrence on its own, with the values the model rarely makes: S holding -0,
+// infinities, NaN and huge values (a written row can overflow), k and q with zero entries
+// of both signs, v overflowing, β at 0 and 1, decay at 1, below 1 and 0.
+struct Head {
+  int64_t dk, dv;
+  std::vector<float> S, k, q, v;
+  float beta, decay;
+};
+
+float pick(std::mt19937& rng, std::initializer_list<std::pair<int, float>> odd_values, float normal) {
+  int roll = std::uniform_int_distribution<int>(0, 99)(rng), sum = 0;
+  for (auto [percent, value] : odd_values)
+    if (roll < (sum += percent)) return value;
+  return normal;
+}
+
+void fill_head(Head& h, std::mt19937& rng, bool odd_state) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (float& x : h.S)
+    x = odd_state ? pick(rng, {{10, -0.0f}, {10, 0.0f}, {3, inf}, {2, nan}, {10, 3e38f}}, n(rng))
+                  : pick(rng, {{20, 0.0f}, {10, -3e38f}}, n(rng));
+  bool k_zero = u(rng) < 0.3f, q_zero = u(rng) < 0.3f;
+  for (float& x : h.k) x = pick(rng, {{40, 0.0f}, {40, -0.0f}}, k_zero ? 0.0f : n(rng));
+  for (float& x : h.q) x = pick(rng, {{40, 0.0f}, {40, -0.0f}}, q_zero ? -0.0f : n(rng));
+  for (float& x : h.v) x = pick(rng, {{2, inf}, {5, 3e38f}, {5, -0.0f}}, n(rng));
+  h.beta = pick(rng, {{10, 0.0f}, {10, 1.0f}}, u(rng));
+  h.decay = pick(rng, {{60, 1.0f}, {5, 0.0f}}, u(rng));
+}
+
+TEST(EngineDeltaNetSkip, TheSkippingRuleIsDeltaRuleBitForBit) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 3000; ++trial) {
+    Head h{.dk = 1 + trial % 9, .dv = 1 + trial % 7};
+    h.S.resize(h.dk * h.dv), h.k.resize(h.dk), h.q.resize(h.dk), h.v.resize(h.dv);
+    fill_head(h, rng, trial % 4 == 0);
+    std::vector<float> S = h.S, o_ref(h.dv), o(h.dv), m(h.dv);
+    for (int step = 0; step < 4; ++step) {  // the same S through a few tokens
+      delta_rule(h.S.data(), h.k.data(), h.q.data(), h.v.data(), h.beta, h.decay, h.dk, h.dv, o_ref.data(), m.data());
+      delta_rule_skipping(S.data(), h.k.data(), h.q.data(), h.v.data(), h.beta, h.decay, h.dk, h.dv, o.data(), m.data());
+      std::string what = fmt::format("trial {} step {} (dk {}, dv {}, beta {}, decay {})", trial, step, h.dk, h.dv, h.beta, h.decay);
+      expect_same_bits(h.S, S, what + " S");
+      expect_same_bits(o_ref, o, what + " o");
+      if (testing::Test::HasFatalFailure()) return;
+      std::vector<float> keep = h.S;
+      fill_head(h, rng, false);
+      h.S = keep;
+    }
+  }
 }
 
 TEST(EngineDeltaNetSkip, TheModelHasIdleHeads) {

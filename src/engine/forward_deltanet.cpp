@@ -10,9 +10,9 @@
 //   out = W_out y
 // Heads are independent, so they are spread over the thread pool; the arithmetic of each
 // head does not depend on the split, so every path gives the same state bit for bit.
-// With skip_zero_rows, a head whose k is zero at a token and whose decay is exactly 1 (most
-// of the compiled machine's heads at most tokens) only reads S, when read_only_rule can
-// show that the update would leave S's bits as they are.
+// With skip_zero_rows the recurrence leaves out the zero entries of k and q where that is
+// provably the same arithmetic (decay exactly 1, S free of -0, inf and NaN: sparse_rule);
+// the compiled machine's heads then touch at most a row of S each a token.
 // Rounding::transformers rounds (to ex.act) the projections, the conv output and its SiLU,
 // β, the recurrence's output and each step of the gated norm; the decay and the recurrence
 // (with the q/k L2 norm) stay f32 as in HF-main's torch kernels.
@@ -44,7 +44,8 @@ void conv_step(const Config& cfg, const std::vector<float>& w, std::vector<float
   }
 }
 
-// One value head's recurrence. S: [dk][dv]; k, q: [dk] (normalised); v, o: [dv].
+}  // namespace
+
 void delta_rule(float* S, const float* k, const float* q, const float* v, float beta,
                 float decay, int64_t dk, int64_t dv, float* o, float* m) {
   // m = Sᵀk after decay.
@@ -67,12 +68,7 @@ void delta_rule(float* S, const float* k, const float* q, const float* v, float 
   }
 }
 
-// Whether every x[0..n) is +0 or -0.
-bool all_zero(const float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (x[i] != 0.0f) return false;
-  return true;
-}
+namespace {
 
 bool all_finite(const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
@@ -92,24 +88,49 @@ bool plain(const float* x, int64_t n) {
   return odd == 0;
 }
 
-// delta_rule for a head whose key is all ±0 and whose decay is exactly 1, with v and β
-// finite: if S is plain, S·1 = S, Sᵀk sums ±0 terms from +0 to +0, δ = β v is finite, and
-// each element of S + k δᵀ is x + (±0) = x, so S keeps every bit and o = Sᵀq is
-// delta_rule's sum over the same S (+0 for a zero q: ±0 terms from +0). Writes that o and
-// returns true; returns false (S untouched, o clobbered) if S is not plain.
-bool read_only_rule(const float* S, const float* q, int64_t dk, int64_t dv, float* o) {
-  const bool q_zero = all_zero(q, dk);
+// delta_rule with decay 1 on a plain S, without the terms of k's and q's zero entries.
+// S·1 = S. A sum from +0 is never -0 (x + y is -0 only when both are), so adding a term
+// x·(±0) = ±0 (x finite) leaves it as it is: Sᵀk is its sum over k's nonzero rows in order.
+// If δ is finite, a row whose k is ±0 gets x + (±0) = x on every element (x is not -0).
+// A written row can only come out inf (x + y is not -0 when x is not), and while no row is
+// inf Sᵀq is likewise its sum over q's nonzero rows; otherwise over all rows, as delta_rule.
+// Returns false with S untouched when δ is not finite (delta_rule then writes NaN into
+// rows whose k is zero); sets plain_after to whether S is still plain.
+bool sparse_rule(float* S, const float* k, const float* q, const float* v, float beta,
+                 int64_t dk, int64_t dv, float* o, float* m, bool& plain_after) {
+  for (int64_t j = 0; j < dv; ++j) m[j] = 0;
+  for (int64_t i = 0; i < dk; ++i) {
+    if (k[i] == 0) continue;
+    const float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) m[j] += row[j] * k[i];
+  }
+  for (int64_t j = 0; j < dv; ++j) m[j] = beta * (v[j] - m[j]);  // δ
+  if (!all_finite(m, dv)) return false;
+  plain_after = true;
+  for (int64_t i = 0; i < dk; ++i) {
+    if (k[i] == 0) continue;
+    float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) row[j] += k[i] * m[j];
+    plain_after = plain_after && plain(row, dv);
+  }
   for (int64_t j = 0; j < dv; ++j) o[j] = 0;
   for (int64_t i = 0; i < dk; ++i) {
+    if (q[i] == 0 && plain_after) continue;
     const float* row = S + i * dv;
-    if (!plain(row, dv)) return false;
-    if (q_zero) continue;
     for (int64_t j = 0; j < dv; ++j) o[j] += row[j] * q[i];
   }
   return true;
 }
 
 }  // namespace
+
+void delta_rule_skipping(float* S, const float* k, const float* q, const float* v, float beta,
+                         float decay, int64_t dk, int64_t dv, float* o, float* m) {
+  bool plain_after = false;
+  if (decay == 1.0f && plain(S, dk * dv) && sparse_rule(S, k, q, v, beta, dk, dv, o, m, plain_after))
+    return;
+  delta_rule(S, k, q, v, beta, decay, dk, dv, o, m);
+}
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
@@ -160,10 +181,11 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         float decay = std::exp(w.a[j] * softplus(aa[t * Hv + j] + w.dt_bias[j]));
         float* o = y + t * Hv * dv + j * dv;
         float* S = &st.recurrent[j * dk * dv];
-        // A zero key with decay 1 writes nothing (checked on the values computed).
-        bool reads_only = ex.skip_zero_rows && decay == 1.0f && std::isfinite(beta) &&
-                          all_zero(k, dk) && all_finite(v, dv) && read_only_rule(S, q, dk, dv, o);
-        if (!reads_only) delta_rule(S, k, q, v, beta, decay, dk, dv, o, s.head_tmp.data() + j * dv);
+        float* delta = s.head_tmp.data() + j * dv;
+        if (ex.skip_zero_rows)
+          delta_rule_skipping(S, k, q, v, beta, decay, dk, dv, o, delta);
+        else
+          delta_rule(S, k, q, v, beta, decay, dk, dv, o, delta);
         round_act(ex.act, o, dv);  // HF: core_attn_out.to(initial_dtype)
         // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
         gated_rms_norm(o, w.norm.data(), z + t * Hv * dv + j * dv, o, dv, eps, ex.act);
