@@ -1,25 +1,28 @@
 // skip_zero_rows in the DeltaNet recurrence, on a tiny model whose heads go idle token by
-// token as the compiled machine's do: a head whose key is all zero at a token (decay
-// exactly 1) keeps S bit for bit, and one whose query is all zero reads +0, so skipping
-// them must give the reference's logits and state bit for bit, in every dtype and both
+// token as the compiled machine's do: with decay exactly 1, a row of S whose key entry is
+// zero keeps its bits and a zero query entry adds nothing to the read, so leaving those
+// out must give the reference's logits and state bit for bit, in every dtype and both
 // rounding policies, also from states holding -0 or an infinity (where the reference does
-// change S, and the skip must not be taken).
+// change S, and the skip must not be taken). The recurrence alone is checked on values the
+// model rarely makes.
 //
-// The model: residual dims 0..7 carry four gates through every layer unchanged (no mixer or
-// MLP writes them); each gate is one bit of the token id (kGates) and zeroes its two dims
+// The model: residual dims 0..9 carry five gates through every layer unchanged (no mixer
+// or MLP writes them); gate g is bit g of the token id (gate_open) and zeroes its two dims
 // of the token's embedding when clear. Key head h's q rows read only gate 2h's dims, its k
 // rows only gate 2h+1's, and every fourth q and k row is zero (keys with zero entries).
 // Key head 0's q and k channels have no conv taps but the current one, so they are zero
 // exactly at the tokens whose bit is clear; key head 1's keep all four taps, so they are
-// zero after four clear tokens in a row. Value heads 0, 2, 3 have A_log = -30 (decay
+// zero after four clear tokens in a row. Value heads 0 and 2 have A_log = -30 (decay
 // exactly 1, as in the compiled machine); value head 1 keeps a decay below 1, so its zero
-// keys still change S.
+// keys still change S; value head 3's decay is exactly 1 where gate 4 is open and exactly
+// 0 where it is closed (S becomes ±0, so -0 wherever S was negative).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
@@ -34,16 +37,18 @@ namespace {
 
 using test_util::TempDir;
 
-constexpr int64_t kGateDims = 8;  // residual dims 0..7: gate g owns dims 2g and 2g + 1
+constexpr int64_t kGateDims = 10;  // residual dims 0..9: gate g owns dims 2g and 2g + 1
 // Gate g is bit g of a token id: 0 q of key head 0, 1 k of key head 0, 2 q of key head 1,
-// 3 k of key head 1.
+// 3 k of key head 1, 4 decay 1 (else 0) of value head 3.
 bool gate_open(int32_t token, int g) { return (token >> g) & 1; }
 
 // Low nibbles: every gate open, all closed, reads without writes (5), writes without reads
-// (a), one key head at a time (3, c), four closed in a row (key head 1's conv window
-// empties), then single gates.
+// (a), one key head at a time (3, c), five with key head 1's k gate closed (its conv
+// window empties), then single gates. Gate 4 (0x10) alternates; 0x81 is the first token
+// of key head 1 with a zero key and decay 0 (value head 3's S becomes ±0), 0x92 the next,
+// with decay 1.
 const std::vector<int32_t> kPrompt = {0x10, 0x1f, 0x25, 0x3a, 0x43, 0x5c, 0x60,
-                                      0x70, 0x80, 0x90, 0xaf, 0xb1, 0xc2};
+                                      0x70, 0x80, 0x81, 0x92, 0xaf, 0xb1, 0xc2};
 const std::vector<int32_t> kDecode = {0xd4, 0xe8, 0xf0};
 
 // Replaces w by a copy whose element (row o, column i) is f(o, i, value).
@@ -55,12 +60,15 @@ void edit(Model& m, Linear& w, const std::function<float(int64_t, int64_t, float
   w.w = m.owned.back().view();
 }
 
-// The embedding (and the tied head) with each token's closed gates zeroed.
+// The embedding (and the tied head) with each token's closed gates zeroed; gate 4's dims
+// are 1 where open (a positive input to in_proj_a).
 void gate_embedding(Model& m) {
   bool tied = m.lm_head.w.data == m.embed_tokens.data;
   Linear e{m.embed_tokens};
   edit(m, e, [](int64_t tok, int64_t i, float x) {
-    return i < kGateDims && !gate_open(static_cast<int32_t>(tok), static_cast<int>(i / 2)) ? 0.0f : x;
+    if (i >= kGateDims) return x;
+    bool open = gate_open(static_cast<int32_t>(tok), static_cast<int>(i / 2));
+    return open ? (i >= 8 ? 1.0f : x) : 0.0f;
   });
   m.embed_tokens = e.w;
   if (tied) m.lm_head = e;
@@ -96,7 +104,13 @@ void make_gated(Model& m) {
       bool head0 = ch < dk || (ch >= c.key_dim() && ch < c.key_dim() + dk);
       if (head0) std::fill_n(&d.conv1d[ch * K], K - 1, 0.0f);  // the current tap only
     }
-    for (int j : {0, 2, 3}) d.a[j] = -std::exp(-30.0f);  // decay exactly 1
+    for (int j : {0, 2}) d.a[j] = -std::exp(-30.0f);  // decay exactly 1
+    // Value head 3: α = -1000 (a₈ + a₉), softplus(α + dt_bias) = 0 and decay 1 when gate
+    // 4 is open; softplus(dt_bias) times a = -e^23 underflows exp to 0 when closed.
+    edit(m, d.in_proj_a, [](int64_t o, int64_t i, float x) {
+      return o != 3 ? x : i >= 8 && i < 10 ? -1000.0f : 0.0f;
+    });
+    d.a[3] = -std::exp(23.0f);
   }
 }
 
@@ -126,15 +140,17 @@ Outcome run(const Model& m, RuntimeOptions o, State start) {
 }
 
 // Every token of kPrompt and kDecode decoded alone, S kept after each: a difference in S
-// that later tokens would overwrite (a -0 the reference turned into +0) still shows.
-Outcome run_tokenwise(const Model& m, RuntimeOptions o, State start) {
-  Runtime rt(m, o);
+// that later tokens would overwrite (a -0 the reference turned into +0) still shows. With
+// `closed`, the tokens whose gate 4 is closed run through a Runtime with those options.
+Outcome run_tokenwise(const Model& m, RuntimeOptions o, State start,
+                      std::optional<RuntimeOptions> closed = std::nullopt) {
+  Runtime rt(m, o), other(m, closed.value_or(o));
   Outcome r{{}, std::move(start), {}};
   std::vector<int32_t> tokens = kPrompt;
   tokens.insert(tokens.end(), kDecode.begin(), kDecode.end());
   std::vector<float> step;
   for (int32_t tok : tokens) {
-    rt.forward(r.state, std::span<const int32_t>(&tok, 1), step);
+    (gate_open(tok, 4) ? rt : other).forward(r.state, std::span<const int32_t>(&tok, 1), step);
     r.logits.insert(r.logits.end(), step.begin(), step.end());
     for (const LayerState& l : r.state.layers) r.trail.insert(r.trail.end(), l.recurrent.begin(), l.recurrent.end());
   }
@@ -225,9 +241,11 @@ TEST(EngineDeltaNetSkip, TheSkippingRuleIsDeltaRuleBitForBit) {
     h.S.resize(h.dk * h.dv), h.k.resize(h.dk), h.q.resize(h.dk), h.v.resize(h.dv);
     fill_head(h, rng, trial % 4 == 0);
     std::vector<float> S = h.S, o_ref(h.dv), o(h.dv), m(h.dv);
+    uint8_t known_plain = 0;  // kept across the steps, as a LayerState keeps it
     for (int step = 0; step < 4; ++step) {  // the same S through a few tokens
       delta_rule(h.S.data(), h.k.data(), h.q.data(), h.v.data(), h.beta, h.decay, h.dk, h.dv, o_ref.data(), m.data());
-      delta_rule_skipping(S.data(), h.k.data(), h.q.data(), h.v.data(), h.beta, h.decay, h.dk, h.dv, o.data(), m.data());
+      delta_rule_skipping(S.data(), known_plain, h.k.data(), h.q.data(), h.v.data(), h.beta, h.decay, h.dk, h.dv,
+                          o.data(), m.data());
       std::string what = fmt::format("trial {} step {} (dk {}, dv {}, beta {}, decay {})", trial, step, h.dk, h.dv, h.beta, h.decay);
       expect_same_bits(h.S, S, what + " S");
       expect_same_bits(o_ref, o, what + " o");
@@ -284,6 +302,20 @@ TEST(EngineDeltaNetSkip, SkippingIdleHeadsEqualsReferenceBitForBit) {
                         run_tokenwise(m, skip, negative_zero_state(m.config)), name(t, r, p) + " from -0");
       }
   }
+}
+
+TEST(EngineDeltaNetSkip, AStateAdvancedWithoutTheSkipIsReadAgain) {
+  // Gate 4's tokens with skip_zero_rows, the others (decay 0 on value head 3) without: at
+  // 0x81 the Runtime without the skip puts -0 into value head 3's S, so what the other
+  // knew of that S (no -0) must not be trusted at 0x92.
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LLF"});
+  Model m = gated_model(dir, DType::f32);
+  RuntimeOptions o{.threads = 1, .matmul = MatmulPath::reference};
+  RuntimeOptions skip = o;
+  skip.skip_zero_rows = true;
+  expect_same_run(run_tokenwise(m, o, make_state(m.config)), run_tokenwise(m, skip, make_state(m.config), o),
+                  "skip on gate 4 only");
 }
 
 TEST(EngineDeltaNetSkip, InfinitiesAreUpdatedAsTheReferenceDoes) {

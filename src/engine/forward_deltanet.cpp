@@ -12,7 +12,9 @@
 // head does not depend on the split, so every path gives the same state bit for bit.
 // With skip_zero_rows the recurrence leaves out the zero entries of k and q where that is
 // provably the same arithmetic (decay exactly 1, S free of -0, inf and NaN: sparse_rule);
-// the compiled machine's heads then touch at most a row of S each a token.
+// the compiled machine's heads then touch at most a row of S each a token. Whether S is
+// free of those is kept per head in the state (recurrent_plain), updated from the rows
+// written, so S is read in full only when that is not known.
 // Rounding::transformers rounds (to ex.act) the projections, the conv output and its SiLU,
 // β, the recurrence's output and each step of the gated norm; the decay and the recurrence
 // (with the q/k L2 norm) stay f32 as in HF-main's torch kernels.
@@ -124,12 +126,19 @@ bool sparse_rule(float* S, const float* k, const float* q, const float* v, float
 
 }  // namespace
 
-void delta_rule_skipping(float* S, const float* k, const float* q, const float* v, float beta,
-                         float decay, int64_t dk, int64_t dv, float* o, float* m) {
-  bool plain_after = false;
-  if (decay == 1.0f && plain(S, dk * dv) && sparse_rule(S, k, q, v, beta, dk, dv, o, m, plain_after))
-    return;
+void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const float* q,
+                         const float* v, float beta, float decay, int64_t dk, int64_t dv,
+                         float* o, float* m) {
+  if (decay == 1.0f) {
+    if (!known_plain) known_plain = plain(S, dk * dv);
+    bool plain_after = false;
+    if (known_plain && sparse_rule(S, k, q, v, beta, dk, dv, o, m, plain_after)) {
+      known_plain = plain_after;
+      return;
+    }
+  }
   delta_rule(S, k, q, v, beta, decay, dk, dv, o, m);
+  known_plain = 0;  // a decay below 1 can make -0, δ that is not finite NaN
 }
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
@@ -153,6 +162,11 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
   const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
   int64_t live_heads = Hv;
   for (uint8_t dead : dead_heads) live_heads -= dead;
+  std::vector<uint8_t>& known_plain = st.recurrent_plain;
+  if (!ex.skip_zero_rows)
+    known_plain.clear();  // delta_rule writes S without keeping it
+  else if (std::ssize(known_plain) != Hv)
+    known_plain.assign(Hv, 0);
   for (int64_t t = 0; t < T; ++t) {
     float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
     conv_step(c, w.conv1d, st.conv, u + t * C, cv, ex.act);
@@ -183,7 +197,7 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         float* S = &st.recurrent[j * dk * dv];
         float* delta = s.head_tmp.data() + j * dv;
         if (ex.skip_zero_rows)
-          delta_rule_skipping(S, k, q, v, beta, decay, dk, dv, o, delta);
+          delta_rule_skipping(S, known_plain[j], k, q, v, beta, decay, dk, dv, o, delta);
         else
           delta_rule(S, k, q, v, beta, decay, dk, dv, o, delta);
         round_act(ex.act, o, dv);  // HF: core_attn_out.to(initial_dtype)

@@ -63,9 +63,12 @@ void delta_rule(float* S, const float* k, const float* q, const float* v, float 
 // -0, inf or NaN: rows whose k entry is ±0 are left as they are (the update would add ±0 to
 // each element) and Sᵀk, Sᵀq sum only the rows of nonzero k, q entries (the zero ones add
 // ±0 to a sum that is never -0). The compiled machine's keys and queries are one-hot or
-// zero, so a head reads and writes at most one row of S a token. m: scratch.
-void delta_rule_skipping(float* S, const float* k, const float* q, const float* v, float beta,
-                         float decay, int64_t dk, int64_t dv, float* o, float* m);
+// zero, so a head reads and writes at most one row of S a token. known_plain (in and out):
+// nonzero promises S holds none of those values (LayerState::recurrent_plain); 0 means not
+// known, and S is read to find out. m: scratch.
+void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const float* q,
+                         const float* v, float beta, float decay, int64_t dk, int64_t dv,
+                         float* o, float* m);
 
 void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int64_t n_past,
                      const float* a, float* out, int64_t T, Runtime::Scratch& s, const Exec& ex);
