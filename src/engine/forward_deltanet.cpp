@@ -138,7 +138,7 @@ void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const f
     }
   }
   delta_rule(S, k, q, v, beta, decay, dk, dv, o, m);
-  known_plain = 0;  // a decay below 1 can make -0, δ that is not finite NaN
+  known_plain = 0;  // S may now hold -0 (from a decay below 1) or NaN (from δ)
 }
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
