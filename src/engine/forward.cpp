@@ -249,7 +249,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   Scratch& sc = *scratch_;
   const int64_t T = static_cast<int64_t>(tokens.size()), H = c.hidden_size;
   const float eps = static_cast<float>(c.rms_norm_eps);
-  const Exec ex{options_.matmul, act_, pool_};
+  const Exec ex{options_.matmul, act_, pool_, options_.skip_zero_rows};
   auto trace = [&](const char* name, int il, const float* v, int64_t width, int64_t rows = -1) {
     if (!options_.trace) return;
     if (rows < 0) rows = T;

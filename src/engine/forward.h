@@ -45,7 +45,9 @@ struct RuntimeOptions {
   // most 1/16 nonzero is multiplied from a CSR copy in the reference's order (so on either
   // path it gives MatmulPath::reference's bits); another weight with zero rows skips them
   // (its other rows as the path computes them); value heads, attention layers and MLPs
-  // that are provably zero are skipped (they would add exact zeros).
+  // that are provably zero are skipped (they would add exact zeros); and where a DeltaNet
+  // head's decay is exactly 1, its recurrence skips the rows of S of its zero key and
+  // query entries (delta_rule_skipping: the same bits, decided per token and head).
   bool skip_zero_rows = false;
   TraceFn trace;                            // null: no tracing
 };

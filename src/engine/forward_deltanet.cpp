@@ -10,6 +10,11 @@
 //   out = W_out y
 // Heads are independent, so they are spread over the thread pool; the arithmetic of each
 // head does not depend on the split, so every path gives the same state bit for bit.
+// With skip_zero_rows the recurrence leaves out the zero entries of k and q where that is
+// provably the same arithmetic (decay exactly 1, S free of -0, inf and NaN: sparse_rule);
+// the compiled machine's heads then touch at most a row of S each a token. Whether S is
+// free of those is kept per head in the state (recurrent_plain), updated from the rows
+// written, so S is read in full only when that is not known.
 // Rounding::transformers rounds (to ex.act) the projections, the conv output and its SiLU,
 // β, the recurrence's output and each step of the gated norm; the decay and the recurrence
 // (with the q/k L2 norm) stay f32 as in HF-main's torch kernels.
@@ -41,7 +46,8 @@ void conv_step(const Config& cfg, const std::vector<float>& w, std::vector<float
   }
 }
 
-// One value head's recurrence. S: [dk][dv]; k, q: [dk] (normalised); v, o: [dv].
+}  // namespace
+
 void delta_rule(float* S, const float* k, const float* q, const float* v, float beta,
                 float decay, int64_t dk, int64_t dv, float* o, float* m) {
   // m = Sᵀk after decay.
@@ -64,7 +70,76 @@ void delta_rule(float* S, const float* k, const float* q, const float* v, float 
   }
 }
 
+namespace {
+
+bool all_finite(const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return false;
+  return true;
+}
+
+// Whether x[0..n) holds no -0, inf or NaN: the values x for which x + (+0) and x + (-0)
+// both give x's bits, and x * (±0) is a zero.
+bool plain(const float* x, int64_t n) {
+  uint32_t odd = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t b;
+    std::memcpy(&b, &x[i], 4);
+    odd |= (b == 0x80000000u) | ((b & 0x7f800000u) == 0x7f800000u);
+  }
+  return odd == 0;
+}
+
+// delta_rule with decay 1 on a plain S, without the terms of k's and q's zero entries.
+// S·1 = S. A sum from +0 is never -0 (x + y is -0 only when both are), so adding a term
+// x·(±0) = ±0 (x finite) leaves it as it is: Sᵀk is its sum over k's nonzero rows in order.
+// If δ is finite, a row whose k is ±0 gets x + (±0) = x on every element (x is not -0).
+// A written row can only come out inf (x + y is not -0 when x is not), and while no row is
+// inf Sᵀq is likewise its sum over q's nonzero rows; otherwise over all rows, as delta_rule.
+// Returns false with S untouched when δ is not finite (delta_rule then writes NaN into
+// rows whose k is zero); sets plain_after to whether S is still plain.
+bool sparse_rule(float* S, const float* k, const float* q, const float* v, float beta,
+                 int64_t dk, int64_t dv, float* o, float* m, bool& plain_after) {
+  for (int64_t j = 0; j < dv; ++j) m[j] = 0;
+  for (int64_t i = 0; i < dk; ++i) {
+    if (k[i] == 0) continue;
+    const float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) m[j] += row[j] * k[i];
+  }
+  for (int64_t j = 0; j < dv; ++j) m[j] = beta * (v[j] - m[j]);  // δ
+  if (!all_finite(m, dv)) return false;
+  plain_after = true;
+  for (int64_t i = 0; i < dk; ++i) {
+    if (k[i] == 0) continue;
+    float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) row[j] += k[i] * m[j];
+    plain_after = plain_after && plain(row, dv);
+  }
+  for (int64_t j = 0; j < dv; ++j) o[j] = 0;
+  for (int64_t i = 0; i < dk; ++i) {
+    if (q[i] == 0 && plain_after) continue;
+    const float* row = S + i * dv;
+    for (int64_t j = 0; j < dv; ++j) o[j] += row[j] * q[i];
+  }
+  return true;
+}
+
 }  // namespace
+
+void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const float* q,
+                         const float* v, float beta, float decay, int64_t dk, int64_t dv,
+                         float* o, float* m) {
+  if (decay == 1.0f) {
+    if (!known_plain) known_plain = plain(S, dk * dv);
+    bool plain_after = false;
+    if (known_plain && sparse_rule(S, k, q, v, beta, dk, dv, o, m, plain_after)) {
+      known_plain = plain_after;
+      return;
+    }
+  }
+  delta_rule(S, k, q, v, beta, decay, dk, dv, o, m);
+  known_plain = 0;  // S may now hold -0 (from a decay below 1) or NaN (from δ)
+}
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
@@ -87,6 +162,11 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
   const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
   int64_t live_heads = Hv;
   for (uint8_t dead : dead_heads) live_heads -= dead;
+  std::vector<uint8_t>& known_plain = st.recurrent_plain;
+  if (!ex.skip_zero_rows)
+    known_plain.clear();  // delta_rule writes S without keeping it
+  else if (std::ssize(known_plain) != Hv)
+    known_plain.assign(Hv, 0);
   for (int64_t t = 0; t < T; ++t) {
     float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
     conv_step(c, w.conv1d, st.conv, u + t * C, cv, ex.act);
@@ -114,8 +194,12 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         float beta = round_act(ex.act, sigmoid(bb[t * Hv + j]));
         float decay = std::exp(w.a[j] * softplus(aa[t * Hv + j] + w.dt_bias[j]));
         float* o = y + t * Hv * dv + j * dv;
+        float* S = &st.recurrent[j * dk * dv];
         float* delta = s.head_tmp.data() + j * dv;
-        delta_rule(&st.recurrent[j * dk * dv], k, q, v, beta, decay, dk, dv, o, delta);
+        if (ex.skip_zero_rows)
+          delta_rule_skipping(S, known_plain[j], k, q, v, beta, decay, dk, dv, o, delta);
+        else
+          delta_rule(S, k, q, v, beta, decay, dk, dv, o, delta);
         round_act(ex.act, o, dv);  // HF: core_attn_out.to(initial_dtype)
         // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
         gated_rms_norm(o, w.norm.data(), z + t * Hv * dv + j * dv, o, dv, eps, ex.act);

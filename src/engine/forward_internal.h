@@ -35,11 +35,13 @@ struct Runtime::Scratch {
 };
 
 // How this Runtime computes: the matmul path, the dtype activations are rounded to at the
-// rounding policy's points (f32: none; see Rounding), the threads.
+// rounding policy's points (f32: none; see Rounding), the threads, and whether it skips
+// work whose result it can prove (RuntimeOptions::skip_zero_rows).
 struct Exec {
   MatmulPath path;
   DType act;
   ThreadPool& pool;
+  bool skip_zero_rows = false;
 };
 
 // One matmul through the chosen path; the output rounded to ex.act (an nn.Linear's output
@@ -47,10 +49,27 @@ struct Exec {
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
             const Exec& ex);
 
-// dead_heads (empty: none): value heads whose q and k weight rows are all zero.
+// dead_heads (empty: none): value heads whose q and k weight rows are all zero. With
+// ex.skip_zero_rows each head's recurrence is delta_rule_skipping.
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
                     std::span<const uint8_t> dead_heads = {});
+// One value head's recurrence (qwen35.md §3.3), the reference:
+//   S ← decay·S ; m = Sᵀk ; δ = β (v − m) ; S ← S + k δᵀ ; o = Sᵀq
+// S: [dk][dv] (row i: key index); k, q: [dk]; v, o, m (scratch, left holding δ): [dv].
+void delta_rule(float* S, const float* k, const float* q, const float* v, float beta,
+                float decay, int64_t dk, int64_t dv, float* o, float* m);
+// delta_rule's S and o bit for bit, with less work where decay is exactly 1 and S holds no
+// -0, inf or NaN: rows whose k entry is ±0 are left as they are (the update would add ±0 to
+// each element) and Sᵀk, Sᵀq sum only the rows of nonzero k, q entries (the zero ones add
+// ±0 to a sum that is never -0). The compiled machine's keys and queries are one-hot or
+// zero, so a head reads and writes at most one row of S a token. known_plain (in and out):
+// nonzero promises S holds none of those values (LayerState::recurrent_plain); 0 means not
+// known, and S is read to find out. m: scratch.
+void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const float* q,
+                         const float* v, float beta, float decay, int64_t dk, int64_t dv,
+                         float* o, float* m);
+
 void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int64_t n_past,
                      const float* a, float* out, int64_t T, Runtime::Scratch& s, const Exec& ex);
 

@@ -17,6 +17,10 @@ struct LayerState {
   std::vector<float> conv;
   // DeltaNet: [Hv][dk][dv], f32.
   std::vector<float> recurrent;
+  // DeltaNet, kept by forward with skip_zero_rows: per value head, 1 where S is known to
+  // hold no -0, inf or NaN, so the skip need not read all of S each token; 0 or empty: not
+  // known. Anything else that writes `recurrent` must clear it.
+  std::vector<uint8_t> recurrent_plain;
   // Attention: keys and values of every past position, [n_past][nKV][D] each.
   std::vector<float> keys, values;
 };
