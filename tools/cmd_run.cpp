@@ -63,7 +63,7 @@ void check(const RunArgs& r, const Trace& t) {
     fmt::print("{}\n", j.dump());
   } else if (!c.first) {
     fmt::print("check: {} tokens ({} prompt, {} records fed by teacher forcing): the state {} holds equals "
-               "the interpreter's after every token (step, registers, lane status, fetch, operands, lane control, the scheduler's next record; memory and ROM after the prompt, the word each st writes)\n",
+               "the interpreter's after every token (step, registers, lane status, fetch, operands, lane control, the scheduler's next record, the next record's lane and its operands; memory and ROM after the prompt, the word each st writes)\n",
                c.tokens, c.prompt_tokens, c.tokens - c.prompt_tokens, what);
   }
   if (c.first) fail("check: {} diverges from the interpreter at {}", what, c.first->text());

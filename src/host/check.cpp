@@ -3,6 +3,7 @@
 // divergence too ("not a code").
 #include "host/check.h"
 
+#include <bit>
 #include <cmath>
 #include <functional>
 
@@ -224,6 +225,50 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
                     .got = got ? record_text(*got) : "not a code"};
 }
 
+// The residual after the operand layer: the lane of the record the interpreter emits next
+// (a value's or a store's; none for other records) and that lane's operands a, b, c.
+// %ctaid is not compared: it is not built yet (the model reads 0).
+Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span<const float> x) {
+  const int L = lift::kOperandLayer;
+  Rec next = next_record(st);
+  int lane = kLanes;
+  auto tag_lane = [](int tag) { return std::countr_zero(static_cast<unsigned>(tag)); };
+  switch (next.kind) {
+    case Tok::kSmall: case Tok::kHead: lane = tag_lane(next.x); break;
+    case Tok::kMid1: lane = tag_lane(st.window[3].x); break;
+    case Tok::kMid2: lane = tag_lane(st.window[2].x); break;
+    case Tok::kTail: lane = tag_lane(st.window[1].x); break;
+    case Tok::kSt: lane = next.x; break;
+    default: break;
+  }
+  auto lane_text = [](std::optional<int64_t> v) {
+    return !v ? std::string("not a code") : *v == kLanes ? std::string("none") : fmt::format("lane {}", *v);
+  };
+  std::optional<int64_t> got = hot(x, l["nl"]);
+  if (got != lane)
+    return Divergence{.layer = L, .field = fmt::format("the lane of the next record ({})", record_text(next)),
+                      .want = lane_text(lane), .got = lane_text(got)};
+  const RomSlot& slot = st.rom[held_step(st).y];
+  const std::pair<const char*, int> ports[3] = {{"oa", slot.a}, {"ob", slot.b}, {"oc", slot.c}};
+  for (auto [port, code] : ports) {
+    std::optional<uint32_t> want = 0u;
+    if (lane < kLanes) {
+      if (code == 31) want = slot.imm;
+      else if (code >= 1 && code <= kRegs + kPreds) want = lane_value(st.lane[held_step(st).x][lane], code);
+      else if (code >= 20 && code < 31) {
+        Special sp = static_cast<Special>(code - 20);
+        if (sp == Special::kCtaidX || sp == Special::kCtaidY) continue;
+        want = special_value(st, held_step(st).x, lane, sp);
+      }
+    }
+    std::optional<int64_t> w = word(x, l[port]);
+    if (!w || (want && *want != *w))
+      return differ(L, fmt::format("operand {} of the next record's lane", port + 1),
+                    want ? std::optional<int64_t>(*want) : std::nullopt, w);
+  }
+  return std::nullopt;
+}
+
 // After `st lane @mA`: word A as the store wrote it.
 Found compare_store(const Model& m, const State& s, const MachineState& st, const Rec& r) {
   const std::string field = fmt::format("memory word {} (st lane {})", r.y, r.x);
@@ -269,7 +314,7 @@ std::string Divergence::text() const {
 CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          std::span<const Rec> records) {
   const lift::Layout l = lift::machine_layout();
-  std::vector<float> after1, after2, lanes, sched;
+  std::vector<float> after1, after2, lanes, operands, sched;
   engine::TraceFn user = options.trace;
   options.trace = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
     if (user) user(name, il, pos, v);
@@ -277,6 +322,7 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     if (il == lift::kRomLayer) after1.assign(v.begin(), v.end());
     if (il == lift::kRegisterLayer) after2.assign(v.begin(), v.end());
     if (il == lift::kSchedLayer) lanes.assign(v.begin(), v.end());
+    if (il == lift::kOperandLayer) operands.assign(v.begin(), v.end());
     if (il == lift::kSchedLayer + lift::kSchedLayers - 1) sched.assign(v.begin(), v.end());
   };
   engine::Runtime rt(m, options);
@@ -293,6 +339,7 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     if (!d) d = compare_fetch(l, st, after1);
     if (!d) d = compare_operands(l, st, after2);
     if (!d && st.phase == Phase::kRunning) d = compare_scheduler(l, st, lanes, sched);
+    if (!d && st.phase == Phase::kRunning) d = compare_next_lane(l, st, operands);
     if (!d && i + 1 == prompt.size()) d = compare_image(m, s, st);
     if (!d && r.kind == Tok::kSt) d = compare_store(m, s, st, r);
     report.tokens = static_cast<int64_t>(i) + 1;

@@ -47,6 +47,7 @@ Layout machine_layout() {
   l.add("wb_word", 128);    // the consumed value (0 when none)
   l.add("wb_tag", 8);       // its tag: lane in/out
   l.add("pad", 8);          // energy at pred, where wb_word is empty
+  l.add("btag", 8);         // the tag of a 4-byte value in flight at m1, m2: lane in/out
   // L1's reads: the fetch.
   l.add("f_op", 64);        // op + 1, 0 = empty block
   l.add("f_guard", 9);
@@ -102,24 +103,29 @@ Layout machine_layout() {
   l.add("mhi", 16);         // the min PC / 8, % 8
   l.add("mlo", 8);
   l.add("mw", 128);         // L4 MLP: the word memory gets (st: the lane's operand b, else wb_word)
+  // The next record's lane and its operands (stage_operands.cpp).
+  l.add("nl", kLanes + 1);  // L3 MLP: kLanes = none
+  l.add("tidx", 16);        // L4 MLP: lane nl's %tid.x, %tid.y
+  l.add("tidy", 16);
+  for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128);  // L5 MLP
   return l;
 }
 
 std::vector<int> machine_hots() {
   // What each sublayer adds to the residual, in order: L0 mixer, L0 MLP, L1 mixer, ...
   const int adds[] = {
-      2 + 3 + 7 + 8 + 4 + 1,              // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag, lastw
+      2 + 3 + 7 + 8 + 4 + 1 + 4,          // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag, lastw, btag
       0,
       6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
       1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
       3 * kLanes * 8 + kLanes,            // L2: operand words, guard nibbles
       kLanes * kLaneControlHots + 6,      // L2 MLP: lane control; wave comparisons
       kMaxCtas,                           // L3: parity
-      kWarps * kLanes + kWarps + kLanes,  // L3 MLP: live, rflag, sflag
+      kWarps * kLanes + kWarps + kLanes + 1,  // L3 MLP: live, rflag, sflag, nl
       kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
-      kWarps * kLanes + 1 + 2 + 8,        // L4 MLP: rs, wmore, nk, mw
+      kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
       0,                                  // L5: attention no-op
-      1 + kMaxCtas,                       // L5 MLP: nw, rel
+      1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
       0, 2 * kLanes + 3,                  // L6 MLP: ch, cl, bar, barq, sfam
       0, 6,                               // L7 MLP: cmp
       0, kLanes + 2,                      // L8 MLP: smk, mhi, mlo
@@ -131,14 +137,14 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 4352;
+  c.hidden_size = 4864;
   c.num_hidden_layers = 9;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
                    "full_attention",   "linear_attention", "linear_attention", "linear_attention"};
-  // The MLP units the construction uses today (two per rule; the widest: L2's lane control
-  // and wave compares, 4,760; the scheduler's PC compares in L7, 4,620), rounded up to 64;
+  // The MLP units the construction uses today (two per rule; the widest: L5's operand
+  // select, 5,426; L2's lane control and wave compares, 4,760), rounded up to 64;
   // at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
-  c.intermediate_size = 4800;
+  c.intermediate_size = 5440;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -166,6 +172,7 @@ Builder build_machine() {
   build_launch(n);
   build_lanes(n);
   build_scheduler(n);
+  build_operands(n);
   return b;
 }
 

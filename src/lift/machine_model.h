@@ -27,8 +27,11 @@
 //   L4-L8 MLP the scheduler: runnable lanes, barrier release, the next warp round-robin,
 //             its min-PC lanes, another wave or the end (stage_sched.cpp); its record is
 //             in the residual after L8 (sfam, bar, barq, nw, mhi, mlo, smk, nk)
+//   L3  MLP   also nl: the lane of the step's next value or `st` record (stage_operands.cpp)
 //   L5  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
-//   L4  MLP   also the word memory gets: at `st` the lane's operand b, else wb_word (mw)
+//   L5  MLP   also oa, ob, oc: lane nl's operands (register, immediate or special)
+//   L4  MLP   also the word memory gets: at `st` the lane's operand b, else wb_word (mw);
+//             lane nl's %tid.x, %tid.y
 //   L6  GDN   0 global memory (126 words, the null slot 126): image values and `st`
 //             records write it; the host reads the arrays out of it
 //   L7, L8    GDN mixers unused (zero)
@@ -49,6 +52,7 @@ inline constexpr int kControlLayer = 0;
 inline constexpr int kImageAddrHead = 0, kRomAddrHead = 1, kStepHead = 2;
 inline constexpr int kWordBytesHead = 3, kWordHead = 4, kTagBytesHead = 5, kTagHead = 6, kPadHead = 7;
 inline constexpr int kLastWarpHead = 8;  // the last warp that ran (round-robin's start)
+inline constexpr int kByteTagHead = 9;   // and 10: the tag of a 4-byte value in flight (btag)
 
 // The step code (L0's step head, read into the residual field "step"): the warp one-hot
 // at 0, block / 8 at kStepHi, block % 8 at kStepLo, lane l in the mask at step_lane(l,
@@ -84,6 +88,10 @@ inline constexpr int kLanePcHi = 0, kLanePcLo = 16, kLaneFinished = 24, kLaneFla
 inline constexpr int kSchedLayer = 4;
 inline constexpr int kSchedLayers = 5;
 inline constexpr int kSchedBar = 0, kSchedSched = 1, kSchedWave = 2, kSchedEnd = 3;
+
+// The lane the next body record is for (nl, L3 MLP) and its operands a, b, c as words (oa,
+// ob, oc, this layer's MLP).
+inline constexpr int kOperandLayer = 5;
 
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
 // `begin` writes the null step (warp 0, block 127, no lanes) and clears ROM block 127, so

@@ -31,6 +31,10 @@ void build_lanes(Net& n);
 // scheduler's MLPs (L4-L8).
 void build_scheduler(Net& n);
 
+// stage_operands.cpp: btag (L0 heads 9, 10), the next record's lane nl (L3 MLP) and its
+// operands oa, ob, oc (L5 MLP).
+void build_operands(Net& n);
+
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
 // kLaneControlHots per lane.
 inline constexpr int kLaneControlHots = 4;

@@ -1,0 +1,225 @@
+// The lane the next body record is for, and its operands (docs/design.md §3, "operand
+// select"): the one lane the execute layers will run the ALU for.
+//   L0 GDN heads 9, 10: btag, the tag of the value whose bytes are in flight (at `m1` the
+//      `h` one token back, at `m2` two back; elsewhere no lane), as lane in/out rails;
+//   L3 MLP: nl, the lane of the next value or `st` record of the step (4: none, the body is
+//      done or has no per-lane records), as interp's next_body_record() picks it: after
+//      `sched` the first effective lane; after a one-lane `v`, `t` or `st` the next
+//      effective lane after it; while a 4-byte value is in flight its lane;
+//   L4 MLP: tidx, tidy, lane nl's %tid.x and %tid.y (tid = (warp % wpc) 4 + lane; a
+//      table over the lane, the thread count's class, the step's warp and bx);
+//   L5 MLP: oa, ob, oc, lane nl's operands a, b, c as words: the register read (L2), the
+//      immediate for field code 31, or the special: %tid, %ntid, %nctaid, %laneid,
+//      %warpid, %ctaslot from tidx/tidy, the header and the step; the word 0 when nl is
+//      none. %ctaid.x and %ctaid.y read as the word 0 today: they need (k cpw + slot)
+//      divided by the grid width (docs/design.md §3 lists the options).
+#include <bit>
+#include <string>
+
+#include "gpu/isa.h"
+#include "lift/machine_model.h"
+#include "lift/stages.h"
+
+namespace qgpu::lift {
+namespace {
+
+using Lit = Mlp::Literal;
+
+constexpr int kImmCode = 31;
+constexpr int kSpecialCode = 20;  // field code of Special 0; the specials are 20..30
+int special_code(Special s) { return kSpecialCode + static_cast<int>(s); }
+
+// Threads 4k + 1 .. 4k + 4 (thr 4k .. 4k + 3): k + 1 warps per CUDA block.
+Lit thr_class(Net& n, int k) { return n.dims("thr", 4 * k, 4); }
+
+// f_op codes (op + 1; 0 the empty block) of the ops whose effect is listed, or of all others.
+Lit ops_with(Net& n, std::initializer_list<Effect> effects, bool except = false) {
+  Lit d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    if (code >= 1 && code <= kNumOps)
+      for (Effect e : effects) listed |= op_info(static_cast<Op>(code - 1)).effect == e;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
+}
+
+// L0: btag. Head 9 writes and reads slot 0 at m1 and m2 only: its rails are `htag` one
+// token back (channels 0-7) and two back (8-15); the grammar puts an `h` there only at m1
+// and m2 respectively, so one of the two holds the tag. Head 10 reads "no lane" at every
+// other token.
+void build_byte_tag(Net& n) {
+  auto slot0 = [&](int h, bool on) {
+    Head a(n, kControlLayer, h);
+    for (Tok t : {Tok::kMid1, Tok::kMid2}) {
+      a.key(0, n.fam(t), on ? 1.0f : -1.0f);
+      a.query(0, n.fam(t), on ? 1.0f : -1.0f);
+    }
+    a.key_bias(0, on ? -0.5f : 0.5f);
+    a.query_bias(0, on ? -0.5f : 0.5f);
+    return a;
+  };
+  Head bytes = slot0(kByteTagHead, true), other = slot0(kByteTagHead + 1, false);
+  for (int l = 0; l < kLanes; ++l)
+    for (int rail = 0; rail < 2; ++rail) {
+      const int j = 2 * l + rail;
+      for (int back = 1; back <= 2; ++back) {
+        const int c = 8 * (back - 1) + j;
+        for (int tag = 0; tag < kTags; ++tag)
+          if ((tag >> l & 1) == (rail == 0)) bytes.value(c, n.dim("htag", tag));
+        bytes.tap(c, back);
+        bytes.read(c, n.dim("btag", j), 8);
+      }
+      if (rail == 1)
+        for (int f = 0; f < kNumFamilies; ++f) other.value(j, n.fam(static_cast<Tok>(f)));
+      other.read(j, n.dim("btag", j), 8);
+    }
+  for (int j = 16; j < 20; ++j) bytes.pad(j);
+  for (int j = 8; j < 12; ++j) other.pad(j);
+}
+
+// Rails of a tag (lane l in at 2 l, out at 2 l + 1) in one of the tag fields.
+std::vector<Lit> rails(Net& n, const std::string& field, int tag) {
+  std::vector<Lit> lits;
+  for (int l = 0; l < kLanes; ++l) lits.push_back({n.dim(field, 2 * l + ((tag >> l & 1) ? 0 : 1))});
+  return lits;
+}
+
+// The rules for "the first effective lane after `after`" (-1: the first), each with `base`.
+void first_effective(Net& n, Mlp& m, std::vector<Lit> base, int after) {
+  for (int i = after + 1; i < kLanes; ++i) {
+    std::vector<Lit> lits = base;
+    lits.push_back({n.dim("eff" + std::to_string(i), 0)});
+    m.rule(lits, {n.dim("nl", i)});
+    base.push_back({n.dim("eff" + std::to_string(i), 1)});
+  }
+  m.rule(base, {n.dim("nl", kLanes)});
+}
+
+void next_lane_rules(Net& n, Mlp& m) {
+  const int none = n.dim("nl", kLanes);
+  const Lit values = ops_with(n, {Effect::kValue, Effect::kAtomic}), not_values = ops_with(n, {Effect::kValue, Effect::kAtomic}, true);
+  const Lit stores = ops_with(n, {Effect::kStore}), not_stores = ops_with(n, {Effect::kStore}, true);
+  const Lit both = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore});
+  const Lit neither = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore}, true);
+  m.rule({n.families({Tok::kSched, Tok::kSmall, Tok::kTail, Tok::kHead, Tok::kMid1, Tok::kMid2, Tok::kSt}, true)}, {none});
+  // sched: the first effective lane of a value, atomic or store step.
+  m.rule({{n.fam(Tok::kSched)}, neither}, {none});
+  first_effective(n, m, {{n.fam(Tok::kSched)}, both}, -1);
+  // v, t: after a one-lane value the next effective lane; after a broadcast, none.
+  const Lit v_t = n.families({Tok::kSmall, Tok::kTail});
+  m.rule({v_t, not_values}, {none});
+  for (int tag = 0; tag < kTags; ++tag) {
+    std::vector<Lit> base = {v_t, values};
+    for (const Lit& r : rails(n, "wb_tag", tag)) base.push_back(r);
+    if (std::has_single_bit(static_cast<unsigned>(tag))) first_effective(n, m, base, std::countr_zero(static_cast<unsigned>(tag)));
+    else m.rule(base, {none});
+  }
+  // h, m1, m2: the value's lane (its tag's first lane).
+  auto lane_of = [&](int tag) { return tag == 0 ? none : n.dim("nl", std::countr_zero(static_cast<unsigned>(tag))); };
+  m.rule({{n.fam(Tok::kHead)}, not_values}, {none});
+  for (int tag = 0; tag < kTags; ++tag) m.rule({{n.fam(Tok::kHead)}, values, {n.dim("htag", tag)}}, {lane_of(tag)});
+  const Lit m12 = n.families({Tok::kMid1, Tok::kMid2});
+  m.rule({m12, not_values}, {none});
+  for (int tag = 0; tag < kTags; ++tag) {
+    std::vector<Lit> lits = {m12, values};
+    for (const Lit& r : rails(n, "btag", tag)) lits.push_back(r);
+    m.rule(lits, {lane_of(tag)});
+  }
+  // st: the next effective lane after the one that stored.
+  m.rule({{n.fam(Tok::kSt)}, not_stores}, {none});
+  for (int x = 0; x < kLanes; ++x) first_effective(n, m, {{n.fam(Tok::kSt)}, stores, {n.dim("stl", x)}}, x);
+}
+
+// L4: %tid.x and %tid.y of lane nl in the step's warp.
+void tid_rules(Net& n, Mlp& m) {
+  const int x = n.dim("tidx", 0), y = n.dim("tidy", 0);
+  m.rule({{n.dim("nl", kLanes)}}, {x, y});
+  m.rule({n.dims("nl", 0, kLanes), {n.dim("thr", 16)}}, {x, y});  // more than 16 threads: never runs
+  for (int l = 0; l < kLanes; ++l)
+    for (int k = 0; k < 4; ++k)
+      for (int w = 0; w < kWarps; ++w)
+        for (int bx = 1; bx <= 16; ++bx) {
+          int tid = (w % (k + 1)) * kLanes + l;
+          m.rule({{n.dim("nl", l)}, thr_class(n, k), {n.dim("step", kStepWarp + w)}, {n.dim("h_bx", 16 + bx - 1)}},
+                 {x + tid % bx, y + tid / bx});
+        }
+}
+
+// A word's nibble outputs in field `out`: nibble g = v[g], the rest 0.
+std::vector<int> word_dims(Net& n, const char* out, std::initializer_list<int> low) {
+  std::vector<int> d;
+  int g = 0;
+  for (int v : low) d.push_back(n.dim(out, 16 * g++ + v));
+  for (; g < 8; ++g) d.push_back(n.dim(out, 16 * g));
+  return d;
+}
+
+// Port `out`'s special operands (field code in `field`) for lane nl.
+void special_rules(Net& n, Mlp& m, const char* field, const char* out) {
+  const Lit lane = n.dims("nl", 0, kLanes);
+  auto code = [&](Special s) { return Lit{n.dim(field, special_code(s))}; };
+  for (int v = 0; v < 16; ++v) {
+    m.rule({lane, code(Special::kTidX), {n.dim("tidx", v)}}, word_dims(n, out, {v}));
+    m.rule({lane, code(Special::kTidY), {n.dim("tidy", v)}}, word_dims(n, out, {v}));
+    // bx, by: x - 1 in the header's low nibble (hi is 0: at most 16).
+    m.rule({lane, code(Special::kNtidX), {n.dim("h_bx", 16 + v)}}, word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
+    m.rule({lane, code(Special::kNtidY), {n.dim("h_by", 16 + v)}}, word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
+  }
+  m.rule({lane, code(Special::kCtaidX)}, word_dims(n, out, {}));  // not built yet
+  m.rule({lane, code(Special::kCtaidY)}, word_dims(n, out, {}));
+  // gx, gy (1..256) = the header's 16 hi + lo, plus 1, nibble by nibble.
+  for (auto [sp, h] : {std::pair{Special::kNctaidX, "h_gx"}, std::pair{Special::kNctaidY, "h_gy"}}) {
+    const Lit c = code(sp);
+    for (int v = 0; v < 16; ++v) {
+      m.rule({lane, c, {n.dim(h, 16 + v)}}, {n.dim(out, (v + 1) % 16)});
+      m.rule({lane, c, {n.dim(h, v)}, n.dims(h, 16, 15)}, {n.dim(out, 16 + v)});
+      m.rule({lane, c, {n.dim(h, v)}, {n.dim(h, 31)}}, {n.dim(out, 16 + (v + 1) % 16)});
+    }
+    m.rule({lane, c, n.dims(h, 0, 15)}, {n.dim(out, 32)});
+    m.rule({lane, c, {n.dim(h, 15)}, n.dims(h, 16, 15)}, {n.dim(out, 32)});
+    m.rule({lane, c, {n.dim(h, 15)}, {n.dim(h, 31)}}, {n.dim(out, 33)});
+    std::vector<int> high;
+    for (int g = 3; g < 8; ++g) high.push_back(n.dim(out, 16 * g));
+    m.rule({lane, c}, high);
+  }
+  for (int l = 0; l < kLanes; ++l) m.rule({{n.dim("nl", l)}, code(Special::kLaneid)}, word_dims(n, out, {l}));
+  for (int w = 0; w < kWarps; ++w) {
+    const Lit warp = {n.dim("step", kStepWarp + w)};
+    m.rule({lane, code(Special::kWarpid), warp}, word_dims(n, out, {w}));
+    for (int k = 0; k < 4; ++k) m.rule({lane, code(Special::kCtaslot), warp, thr_class(n, k)}, word_dims(n, out, {w / (k + 1)}));
+  }
+  m.rule({lane, code(Special::kCtaslot), {n.dim("thr", 16)}}, word_dims(n, out, {}));
+}
+
+void operand_rules(Net& n, Mlp& m) {
+  const char* fields[3] = {"f_a", "f_b", "f_c"};
+  const char* reads[3] = {"ra", "rb", "rc"};
+  const char* outs[3] = {"oa", "ob", "oc"};
+  for (int p = 0; p < 3; ++p) {
+    std::vector<int> zero;
+    for (int g = 0; g < 8; ++g) zero.push_back(n.dim(outs[p], 16 * g));
+    m.rule({{n.dim("nl", kLanes)}}, zero);
+    const Lit imm = {n.dim(fields[p], kImmCode)}, other = n.dims(fields[p], 0, kSpecialCode);
+    for (int j = 0; j < 128; ++j) {
+      m.rule({n.dims("nl", 0, kLanes), imm, {n.dim("f_imm", j)}}, {n.dim(outs[p], j)});
+      for (int l = 0; l < kLanes; ++l)
+        m.rule({{n.dim("nl", l)}, other, {n.dim(reads[p] + std::to_string(l), j)}}, {n.dim(outs[p], j)});
+    }
+    special_rules(n, m, fields[p], outs[p]);
+  }
+}
+
+}  // namespace
+
+void build_operands(Net& n) {
+  build_byte_tag(n);
+  Mlp lane(n, kParityLayer);
+  next_lane_rules(n, lane);
+  Mlp tid(n, kSchedLayer);
+  tid_rules(n, tid);
+  Mlp ops(n, kOperandLayer);
+  operand_rules(n, ops);
+}
+
+}  // namespace qgpu::lift
