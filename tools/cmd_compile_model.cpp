@@ -20,12 +20,14 @@ void add_compile_model_command(CLI::App& app) {
   cmd->callback([=] {
     auto t = engine::parse_dtype(*dtype);
     if (!t) fail("--dtype {}: expected f32, bf16 or f16", *dtype);
-    lift::write_machine_model(*out, *t);
+    lift::Builder b = lift::build_machine();
+    b.write(*out, *t, lift::machine_tokenizer_json());
     engine::Model m = engine::load_model(*out);
     engine::write_gguf_model(m, *out + "/model.gguf", *t);
     const engine::Config& c = m.config;
     fmt::print("wrote {} (HF) and {}/model.gguf: {} layers, hidden {}, vocab {}, {}\n", *out, *out,
                c.num_hidden_layers, c.hidden_size, c.vocab_size, engine::dtype_name(*t));
+    fmt::print("{}", lift::machine_summary(b));
   });
 }
 

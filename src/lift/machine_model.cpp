@@ -105,6 +105,11 @@ Layout machine_layout() {
   l.add("mw", 128);         // L4 MLP: the word memory gets (st: the lane's operand b, else wb_word)
   // The next record's lane and its operands (stage_operands.cpp).
   l.add("nl", kLanes + 1);  // L3 MLP: kLanes = none
+  l.add("wbase", 4);        // L2 MLP: the step's warp % warps per CUDA block
+  for (int lane = 0; lane < kLanes; ++lane) {  // L3 MLP: each lane's %tid.x, %tid.y
+    l.add("tidx" + std::to_string(lane), 16);
+    l.add("tidy" + std::to_string(lane), 16);
+  }
   l.add("tidx", 16);        // L4 MLP: lane nl's %tid.x, %tid.y
   l.add("tidy", 16);
   for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128);  // L5 MLP
@@ -119,9 +124,9 @@ std::vector<int> machine_hots() {
       6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
       1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
       3 * kLanes * 8 + kLanes,            // L2: operand words, guard nibbles
-      kLanes * kLaneControlHots + 6,      // L2 MLP: lane control; wave comparisons
+      kLanes * kLaneControlHots + 6 + 1,  // L2 MLP: lane control; wave comparisons; wbase
       kMaxCtas,                           // L3: parity
-      kWarps * kLanes + kWarps + kLanes + 1,  // L3 MLP: live, rflag, sflag, nl
+      kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}
       kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
       kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
       0,                                  // L5: attention no-op
@@ -188,6 +193,45 @@ std::string machine_tokenizer_json() {
 
 void write_machine_model(const std::string& dir, engine::DType dtype) {
   build_machine().write(dir, dtype, machine_tokenizer_json());
+}
+
+std::string machine_summary(const Builder& b) {
+  const engine::Config& c = b.config;
+  int64_t params = 0, nonzero = 0;
+  for (const auto& [name, v] : b.values) {
+    params += static_cast<int64_t>(v.size());
+    for (float x : v) nonzero += x != 0.0f;
+  }
+  std::string heads;
+  int total_heads = 0, widest = 0, widest_layer = 0;
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    if (c.is_linear(il)) {
+      // A head is used when its key is (it writes; memory is written and read by the host).
+      const std::vector<float>& qkv = b.values.at(b.layer(il) + "linear_attn.in_proj_qkv.weight");
+      const int64_t dk = c.linear_key_head_dim;
+      int used = 0;
+      for (int h = 0; h < c.linear_num_key_heads; ++h) {
+        bool any = false;
+        for (int64_t r = c.key_dim() + h * dk; r < c.key_dim() + (h + 1) * dk && !any; ++r)
+          for (int64_t d = 0; d < c.hidden_size && !any; ++d) any = qkv[r * c.hidden_size + d] != 0.0f;
+        used += any;
+      }
+      total_heads += used;
+      heads += fmt::format("{}L{} {}", heads.empty() ? "" : ", ", il, used);
+    }
+    const std::vector<float>& down = b.values.at(b.layer(il) + "mlp.down_proj.weight");
+    int units = 0;
+    for (int64_t u = 0; u < c.intermediate_size; ++u) {
+      bool any = false;
+      for (int64_t r = 0; r < c.hidden_size && !any; ++r) any = down[r * c.intermediate_size + u] != 0.0f;
+      units += any;
+    }
+    if (units > widest) widest = units, widest_layer = il;
+  }
+  return fmt::format(
+      "residual: {} of {} dims used\nDeltaNet heads used: {} ({})\nwidest MLP: {} of {} units (layer {})\n"
+      "parameters: {} ({} nonzero)\n",
+      machine_layout().used, c.hidden_size, total_heads, heads, widest, c.intermediate_size, widest_layer, params, nonzero);
 }
 
 }  // namespace qgpu::lift

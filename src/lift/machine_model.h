@@ -113,6 +113,9 @@ Builder build_machine();
 std::string machine_tokenizer_json();
 // Writes the GPU-only model as a HF directory.
 void write_machine_model(const std::string& dir, engine::DType dtype);
+// What the weights use, counted from them: residual dims, DeltaNet heads per layer, the
+// widest MLP, nonzero parameters (one line per item, for `qgpu compile-model`).
+std::string machine_summary(const Builder& b);
 // A hash of the sources the weights depend on (generated at build time): a cached model
 // built by another construction has another fingerprint.
 const char* construction_fingerprint();

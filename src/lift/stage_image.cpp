@@ -137,31 +137,11 @@ void build_rom_address(Net& n) {
   for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 8);
 }
 
-// L4 MLP: mw, the word memory gets: at `st lane @mA` the lane's operand b (L2's register
-// read: the lane is in the step's mask; or the immediate), at `pred` (where wb_word is
-// empty) the word 0, at every other token L0's word. A special b (field codes 20-30) is
-// not built yet: it stores 0 (stage_operands.cpp resolves specials for lane nl only).
-void build_memory_word(Net& n) {
-  Mlp m(n, kSchedLayer);
-  std::vector<int> zero;
-  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("mw", 16 * g));
-  m.rule({{n.fam(Tok::kPred)}}, zero);
-  const std::vector<int> st = {n.fam(Tok::kSt)}, reg = n.dims("f_b", 0, 20), imm = {n.dim("f_b", 31)};
-  m.rule({st, n.dims("f_b", 20, 11)}, zero);
-  for (int j = 0; j < 128; ++j) {
-    m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("wb_word", j)}}, {n.dim("mw", j)});
-    m.rule({st, imm, {n.dim("f_imm", j)}}, {n.dim("mw", j)});
-    for (int l = 0; l < kLanes; ++l)
-      m.rule({st, reg, {n.dim("stl", l)}, {n.dim("rb" + std::to_string(l), j)}}, {n.dim("mw", j)});
-  }
-}
-
 // L6: memory. A token that completes an image value (and begin, with the word 0 at the
 // null slot) writes word i when the image address is i; `st` writes its word. The value
 // is mw. At `st` (vend 0) the image terms sum to at most 2 - 2.5, and the word's hi and lo
-// add 3 each less 3: only word A's key is positive.
+// add 3 each less 3: only word A's key is positive. (mw: stage_operands.cpp.)
 void build_memory(Net& n) {
-  build_memory_word(n);
   Head m(n, kMemoryLayer, kMemoryHead);
   for (int i = 0; i < kMemWords + 1; ++i) {
     m.key_and(i, {n.dim("img_addr", i / 8), n.dim("img_addr", 16 + i % 8), n.dim("vend", 1)});

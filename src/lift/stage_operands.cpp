@@ -6,8 +6,10 @@
 //      done or has no per-lane records), as interp's next_body_record() picks it: after
 //      `sched` the first effective lane; after a one-lane `v`, `t` or `st` the next
 //      effective lane after it; while a 4-byte value is in flight its lane;
-//   L4 MLP: tidx, tidy, lane nl's %tid.x and %tid.y (tid = (warp % wpc) 4 + lane; a
-//      table over the lane, the thread count's class, the step's warp and bx);
+//   L2 MLP: wbase, the step's warp within its CUDA block (w % wpc);
+//   L3 MLP: tidx{l}, tidy{l}, every lane's %tid.x and %tid.y (tid = 4 wbase + l, by bx);
+//   L4 MLP: tidx, tidy, lane nl's; and mw, the word memory gets: at `st` its lane's
+//      operand b (register, immediate or special), else L0's word (0 at `pred`);
 //   L5 MLP: oa, ob, oc, lane nl's operands a, b, c as words: the register read (L2), the
 //      immediate for field code 31, or the special: %tid, %ntid, %nctaid, %laneid,
 //      %warpid, %ctaslot from tidx/tidy, the header and the step; the word 0 when nl is
@@ -131,19 +133,29 @@ void next_lane_rules(Net& n, Mlp& m) {
   for (int x = 0; x < kLanes; ++x) first_effective(n, m, {{n.fam(Tok::kSt)}, stores, {n.dim("stl", x)}}, x);
 }
 
-// L4: %tid.x and %tid.y of lane nl in the step's warp.
-void tid_rules(Net& n, Mlp& m) {
-  const int x = n.dim("tidx", 0), y = n.dim("tidy", 0);
-  m.rule({{n.dim("nl", kLanes)}}, {x, y});
-  m.rule({n.dims("nl", 0, kLanes), {n.dim("thr", 16)}}, {x, y});  // more than 16 threads: never runs
+// L2: the step's warp within its CUDA block (w % wpc), for each lane's thread index.
+void warp_base_rules(Net& n, Mlp& m) {
+  m.rule({{n.dim("thr", 16)}}, {n.dim("wbase", 0)});  // more than 16 threads: never runs
+  for (int k = 0; k < 4; ++k)
+    for (int w = 0; w < kWarps; ++w)
+      m.rule({thr_class(n, k), {n.dim("step", kStepWarp + w)}}, {n.dim("wbase", w % (k + 1))});
+}
+
+// L3: every lane's %tid.x and %tid.y (tid = 4 wbase + lane); L4: lane nl's.
+void tid_rules(Net& n, Mlp& lanes, Mlp& pick) {
   for (int l = 0; l < kLanes; ++l)
-    for (int k = 0; k < 4; ++k)
-      for (int w = 0; w < kWarps; ++w)
-        for (int bx = 1; bx <= 16; ++bx) {
-          int tid = (w % (k + 1)) * kLanes + l;
-          m.rule({{n.dim("nl", l)}, thr_class(n, k), {n.dim("step", kStepWarp + w)}, {n.dim("h_bx", 16 + bx - 1)}},
-                 {x + tid % bx, y + tid / bx});
-        }
+    for (int b = 0; b < 4; ++b)
+      for (int bx = 1; bx <= 16; ++bx) {
+        int tid = 4 * b + l;
+        lanes.rule({{n.dim("wbase", b)}, {n.dim("h_bx", 16 + bx - 1)}},
+                   {n.dim("tidx" + std::to_string(l), tid % bx), n.dim("tidy" + std::to_string(l), tid / bx)});
+      }
+  pick.rule({{n.dim("nl", kLanes)}}, {n.dim("tidx", 0), n.dim("tidy", 0)});
+  for (int l = 0; l < kLanes; ++l)
+    for (int v = 0; v < 16; ++v) {
+      pick.rule({{n.dim("nl", l)}, {n.dim("tidx" + std::to_string(l), v)}}, {n.dim("tidx", v)});
+      pick.rule({{n.dim("nl", l)}, {n.dim("tidy" + std::to_string(l), v)}}, {n.dim("tidy", v)});
+    }
 }
 
 // A word's nibble outputs in field `out`: nibble g = v[g], the rest 0.
@@ -155,41 +167,80 @@ std::vector<int> word_dims(Net& n, const char* out, std::initializer_list<int> l
   return d;
 }
 
-// Port `out`'s special operands (field code in `field`) for lane nl.
-void special_rules(Net& n, Mlp& m, const char* field, const char* out) {
-  const Lit lane = n.dims("nl", 0, kLanes);
-  auto code = [&](Special s) { return Lit{n.dim(field, special_code(s))}; };
+// Which lane a special operand is read for: the literals every rule takes (`base`), "the
+// lane is l", and whether %tid comes from that lane's tidx{l} (else from tidx, nl's).
+struct LaneRef {
+  std::vector<Lit> base;
+  std::string lane_field;  // nl or stl: dim l is lane l
+  bool per_lane_tid;
+};
+
+// The special operands (field code in `field`) as words in `out`.
+void special_rules(Net& n, Mlp& m, const char* field, const char* out, const LaneRef& ref) {
+  auto code = [&](Special s) {
+    std::vector<Lit> lits = ref.base;
+    lits.push_back({n.dim(field, special_code(s))});
+    return lits;
+  };
+  auto with = [](std::vector<Lit> lits, std::initializer_list<Lit> more) {
+    lits.insert(lits.end(), more);
+    return lits;
+  };
   for (int v = 0; v < 16; ++v) {
-    m.rule({lane, code(Special::kTidX), {n.dim("tidx", v)}}, word_dims(n, out, {v}));
-    m.rule({lane, code(Special::kTidY), {n.dim("tidy", v)}}, word_dims(n, out, {v}));
+    if (ref.per_lane_tid) {
+      for (int l = 0; l < kLanes; ++l) {
+        const Lit lane = {n.dim(ref.lane_field, l)};
+        m.rule(with(code(Special::kTidX), {lane, {n.dim("tidx" + std::to_string(l), v)}}), word_dims(n, out, {v}));
+        m.rule(with(code(Special::kTidY), {lane, {n.dim("tidy" + std::to_string(l), v)}}), word_dims(n, out, {v}));
+      }
+    } else {
+      m.rule(with(code(Special::kTidX), {{n.dim("tidx", v)}}), word_dims(n, out, {v}));
+      m.rule(with(code(Special::kTidY), {{n.dim("tidy", v)}}), word_dims(n, out, {v}));
+    }
     // bx, by: x - 1 in the header's low nibble (hi is 0: at most 16).
-    m.rule({lane, code(Special::kNtidX), {n.dim("h_bx", 16 + v)}}, word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
-    m.rule({lane, code(Special::kNtidY), {n.dim("h_by", 16 + v)}}, word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
+    m.rule(with(code(Special::kNtidX), {{n.dim("h_bx", 16 + v)}}), word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
+    m.rule(with(code(Special::kNtidY), {{n.dim("h_by", 16 + v)}}), word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
   }
-  m.rule({lane, code(Special::kCtaidX)}, word_dims(n, out, {}));  // not built yet
-  m.rule({lane, code(Special::kCtaidY)}, word_dims(n, out, {}));
+  m.rule(code(Special::kCtaidX), word_dims(n, out, {}));  // not built yet
+  m.rule(code(Special::kCtaidY), word_dims(n, out, {}));
   // gx, gy (1..256) = the header's 16 hi + lo, plus 1, nibble by nibble.
   for (auto [sp, h] : {std::pair{Special::kNctaidX, "h_gx"}, std::pair{Special::kNctaidY, "h_gy"}}) {
-    const Lit c = code(sp);
     for (int v = 0; v < 16; ++v) {
-      m.rule({lane, c, {n.dim(h, 16 + v)}}, {n.dim(out, (v + 1) % 16)});
-      m.rule({lane, c, {n.dim(h, v)}, n.dims(h, 16, 15)}, {n.dim(out, 16 + v)});
-      m.rule({lane, c, {n.dim(h, v)}, {n.dim(h, 31)}}, {n.dim(out, 16 + (v + 1) % 16)});
+      m.rule(with(code(sp), {{n.dim(h, 16 + v)}}), {n.dim(out, (v + 1) % 16)});
+      m.rule(with(code(sp), {{n.dim(h, v)}, n.dims(h, 16, 15)}), {n.dim(out, 16 + v)});
+      m.rule(with(code(sp), {{n.dim(h, v)}, {n.dim(h, 31)}}), {n.dim(out, 16 + (v + 1) % 16)});
     }
-    m.rule({lane, c, n.dims(h, 0, 15)}, {n.dim(out, 32)});
-    m.rule({lane, c, {n.dim(h, 15)}, n.dims(h, 16, 15)}, {n.dim(out, 32)});
-    m.rule({lane, c, {n.dim(h, 15)}, {n.dim(h, 31)}}, {n.dim(out, 33)});
+    m.rule(with(code(sp), {n.dims(h, 0, 15)}), {n.dim(out, 32)});
+    m.rule(with(code(sp), {{n.dim(h, 15)}, n.dims(h, 16, 15)}), {n.dim(out, 32)});
+    m.rule(with(code(sp), {{n.dim(h, 15)}, {n.dim(h, 31)}}), {n.dim(out, 33)});
     std::vector<int> high;
     for (int g = 3; g < 8; ++g) high.push_back(n.dim(out, 16 * g));
-    m.rule({lane, c}, high);
+    m.rule(code(sp), high);
   }
-  for (int l = 0; l < kLanes; ++l) m.rule({{n.dim("nl", l)}, code(Special::kLaneid)}, word_dims(n, out, {l}));
+  for (int l = 0; l < kLanes; ++l) m.rule(with(code(Special::kLaneid), {{n.dim(ref.lane_field, l)}}), word_dims(n, out, {l}));
   for (int w = 0; w < kWarps; ++w) {
     const Lit warp = {n.dim("step", kStepWarp + w)};
-    m.rule({lane, code(Special::kWarpid), warp}, word_dims(n, out, {w}));
-    for (int k = 0; k < 4; ++k) m.rule({lane, code(Special::kCtaslot), warp, thr_class(n, k)}, word_dims(n, out, {w / (k + 1)}));
+    m.rule(with(code(Special::kWarpid), {warp}), word_dims(n, out, {w}));
+    for (int k = 0; k < 4; ++k) m.rule(with(code(Special::kCtaslot), {warp, thr_class(n, k)}), word_dims(n, out, {w / (k + 1)}));
   }
-  m.rule({lane, code(Special::kCtaslot), {n.dim("thr", 16)}}, word_dims(n, out, {}));
+  m.rule(with(code(Special::kCtaslot), {{n.dim("thr", 16)}}), word_dims(n, out, {}));
+}
+
+// L4: mw, the word memory gets: at `st lane @mA` that lane's operand b (its register read
+// from L2: the lane is in the step's mask; the immediate; or a special), at `pred` (where
+// wb_word is empty) the word 0, at every other token L0's word.
+void memory_word_rules(Net& n, Mlp& m) {
+  std::vector<int> zero;
+  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("mw", 16 * g));
+  m.rule({{n.fam(Tok::kPred)}}, zero);
+  const Lit st = {n.fam(Tok::kSt)}, reg = n.dims("f_b", 0, kSpecialCode), imm = {n.dim("f_b", kImmCode)};
+  for (int j = 0; j < 128; ++j) {
+    m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("wb_word", j)}}, {n.dim("mw", j)});
+    m.rule({st, imm, {n.dim("f_imm", j)}}, {n.dim("mw", j)});
+    for (int l = 0; l < kLanes; ++l)
+      m.rule({st, reg, {n.dim("stl", l)}, {n.dim("rb" + std::to_string(l), j)}}, {n.dim("mw", j)});
+  }
+  special_rules(n, m, "f_b", "mw", {{st}, "stl", true});
 }
 
 void operand_rules(Net& n, Mlp& m) {
@@ -206,7 +257,7 @@ void operand_rules(Net& n, Mlp& m) {
       for (int l = 0; l < kLanes; ++l)
         m.rule({{n.dim("nl", l)}, other, {n.dim(reads[p] + std::to_string(l), j)}}, {n.dim(outs[p], j)});
     }
-    special_rules(n, m, fields[p], outs[p]);
+    special_rules(n, m, fields[p], outs[p], {{n.dims("nl", 0, kLanes)}, "nl", false});
   }
 }
 
@@ -214,10 +265,13 @@ void operand_rules(Net& n, Mlp& m) {
 
 void build_operands(Net& n) {
   build_byte_tag(n);
+  Mlp base(n, kRegisterLayer);
+  warp_base_rules(n, base);
   Mlp lane(n, kParityLayer);
   next_lane_rules(n, lane);
-  Mlp tid(n, kSchedLayer);
-  tid_rules(n, tid);
+  Mlp pick(n, kSchedLayer);
+  tid_rules(n, lane, pick);
+  memory_word_rules(n, pick);
   Mlp ops(n, kOperandLayer);
   operand_rules(n, ops);
 }

@@ -13,7 +13,7 @@ inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
 
 // stage_image.cpp: the program image and memory. L0 image address and ROM block address;
-// L1 the ROM's writes; L4 MLP the word memory gets, L6 memory (image values and `st`).
+// L1 the ROM's writes; L6 memory (image values and `st`).
 void build_image(Net& n);
 
 // stage_state.cpp: what consumed records write and what every token reads. L0 step and
@@ -31,8 +31,9 @@ void build_lanes(Net& n);
 // scheduler's MLPs (L4-L8).
 void build_scheduler(Net& n);
 
-// stage_operands.cpp: btag (L0 heads 9, 10), the next record's lane nl (L3 MLP) and its
-// operands oa, ob, oc (L5 MLP).
+// stage_operands.cpp: btag (L0 heads 9, 10), the next record's lane nl (L3 MLP), each
+// lane's %tid (L3 MLP), nl's operands oa, ob, oc (L5 MLP), and mw, the word memory gets
+// (L4 MLP).
 void build_operands(Net& n);
 
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
