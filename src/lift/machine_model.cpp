@@ -10,9 +10,10 @@
 
 namespace qgpu::lift {
 
-Layout machine_layout() {
-  Layout l;
-  // The token embedding (stage_image.cpp): one hot per group, kEmbedHots in all.
+namespace {
+
+// The token embedding (stage_image.cpp): one hot per group, kEmbedHots in all.
+void embedding_fields(Layout& l) {
   l.add("fam", kNumFamilies);
   l.add("addr", 129);       // 0..125 word, 126 null (begin), 127 junk (@b, run), 128 none
   l.add("vend", 2);         // 1: the token completes an image value (v data, t) or is begin
@@ -40,6 +41,11 @@ Layout machine_layout() {
   l.add("bhi", 17);         // ROM block / 8 (16 = none)
   l.add("blo", 9);          // ROM block % 8 (8 = none)
   l.add("brom", 3);         // 1: @b or begin (ROM mode), 0: @m/run, 2: none
+}
+
+// What L0-L3 read and their MLPs write: the step, the value, the fetch, the launch, the
+// register reads, lane control, parity and liveness.
+void state_fields(Layout& l) {
   // L0's reads.
   l.add("img_addr", 24);    // the image address: / 8 (16) | % 8 (8)
   l.add("rom_addr", 26);    // the ROM block address: hi 16 | lo 8 | rom 2
@@ -79,7 +85,10 @@ Layout machine_layout() {
     for (int lane = 0; lane < kLanes; ++lane) l.add("live" + std::to_string(w) + std::to_string(lane), 3);
   for (int w = 0; w < kWarps; ++w) l.add("rflag" + std::to_string(w), 3);
   for (int lane = 0; lane < kLanes; ++lane) l.add("sflag" + std::to_string(lane), 3);
-  // The scheduler (stage_sched.cpp).
+}
+
+// The scheduler (stage_sched.cpp).
+void scheduler_fields(Layout& l) {
   l.add("lastw", kWarps);   // L0: the last warp that ran
   for (int w = 0; w < kWarps; ++w)  // L4: lane status rows
     for (int lane = 0; lane < kLanes; ++lane) l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode);
@@ -102,6 +111,10 @@ Layout machine_layout() {
   for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2);  // L8 MLP: 0 in the mask
   l.add("mhi", 16);         // the min PC / 8, % 8
   l.add("mlo", 8);
+}
+
+// The word memory gets, the next record's lane and its operands (stage_operands.cpp).
+void operand_fields(Layout& l) {
   l.add("mw", 128);         // L4 MLP: the word memory gets (st: the lane's operand b, else wb_word)
   // The next record's lane and its operands (stage_operands.cpp).
   l.add("nl", kLanes + 1);  // L3 MLP: kLanes = none
@@ -113,6 +126,16 @@ Layout machine_layout() {
   l.add("tidx", 16);        // L4 MLP: lane nl's %tid.x, %tid.y
   l.add("tidy", 16);
   for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128);  // L5 MLP
+}
+
+}  // namespace
+
+Layout machine_layout() {
+  Layout l;
+  embedding_fields(l);
+  state_fields(l);
+  scheduler_fields(l);
+  operand_fields(l);
   return l;
 }
 
