@@ -157,13 +157,8 @@ Outcome run_tokenwise(const Model& m, RuntimeOptions o, State start,
   return r;
 }
 
-// Bit for bit, so +0 and -0 differ (and NaN equals itself); the first mismatch if not.
-void expect_same_bits(const std::vector<float>& want, const std::vector<float>& got,
-                      const std::string& what) {
-  ASSERT_EQ(want.size(), got.size()) << what;
-  for (size_t i = 0; i < want.size(); ++i)
-    ASSERT_EQ(std::memcmp(&want[i], &got[i], sizeof(float)), 0)
-        << what << ": first mismatch at " << i << ": reference " << want[i] << ", skipping " << got[i];
+void expect_same_bits(const std::vector<float>& want, const std::vector<float>& got, const std::string& what) {
+  test_util::expect_same_bits(want, got, what, "skipping");
 }
 
 void expect_same_run(const Outcome& want, const Outcome& got, const std::string& what) {

@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "host/model_cache.h"
 
@@ -89,5 +91,15 @@ inline Result qgpu_env(const std::string& env, const std::string& args) {
 }
 
 inline Result qgpu(const std::string& args) { return qgpu_env("", args); }
+
+// Bit for bit, so +0 and -0 differ (and NaN equals itself); the first mismatch if not.
+// `other` names the side under test in the message ("sparse", "skipping").
+inline void expect_same_bits(const std::vector<float>& want, const std::vector<float>& got, const std::string& what,
+                             const char* other) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(std::memcmp(&want[i], &got[i], sizeof(float)), 0)
+        << what << ": first mismatch at " << i << ": reference " << want[i] << ", " << other << " " << got[i];
+}
 
 }  // namespace qgpu::test_util
