@@ -1,4 +1,4 @@
-// `qgpu asm FILE.qasm... [--run] [--json] [--trace] [--grid X[,Y]] [--block X[,Y]]
+// `qgpu asm FILE.qasm... [--run [--engine interp|model] [--check]] [--json] [--trace] [--grid X[,Y]] [--block X[,Y]]
 //                        [--dump=asm|image] [--max-records N]`
 // Assembles machine programs; with --run executes them on the reference interpreter.
 #include <fmt/format.h>
@@ -13,8 +13,9 @@ namespace {
 
 struct AsmOptions {
   std::vector<std::string> files;
-  bool run = false, json = false, trace = false;
-  std::string grid, block, dump;
+  bool run = false, json = false, trace = false, check = false;
+  ModelArgs model;
+  std::string grid, block, dump, engine = "interp";
   int64_t max_records = RunOptions{}.max_records;
 };
 
@@ -41,12 +42,16 @@ void run_file(const std::string& file, const AsmOptions& o) {
     if (o.json) return fmt::print("{}\n", nlohmann::json{{"kernel", p.kernel}, {"blocks", p.code.size()}}.dump());
     return fmt::print("{}: {} blocks, {} arrays\n", file, p.code.size(), p.arrays.size());
   }
+  if (o.engine == "model" && !o.check)
+    return run_on_model(o.model, p, l, {.engine = "model", .with_records = o.json || o.trace}, o.max_records);
+  if (o.engine != "interp" && o.engine != "model") fail("--engine {}: expected interp or model", o.engine);
   Trace t;
   try {
     t = run(p, l, {.max_records = o.max_records});
   } catch (const Error& e) {
     fail("{}: {}", file, e.what());
   }
+  if (o.check) return check_on_model(o.model, t);
   if (o.json) return fmt::print("{}\n", trace_json(p, l, t, {}).dump());
   fmt::print("{}", trace_text(p, l, t, o.trace));
 }
@@ -64,7 +69,13 @@ void add_asm_command(CLI::App& app) {
   cmd->add_option("--block", o->block, "CUDA block size X[,Y] in threads (default: the file's .block)");
   cmd->add_option("--dump", o->dump, "Print the program as 'asm' (canonical text) or its prompt 'image'");
   cmd->add_option("--max-records", o->max_records, "Give up after this many generated records");
+  cmd->add_option("--engine", o->engine, "With --run: interp (the reference interpreter) or model (the compiled model generates)");
+  cmd->add_flag("--check", o->check, "With --run: compare the compiled model with the interpreter after every token");
+  cmd->add_option("--model", o->model.model, "The compiled model for --engine model and --check (default: the cached GPU-only model)");
+  cmd->add_option("--dtype", o->model.dtype, "f32, bf16 or f16 (the model)");
+  cmd->add_option("--rounding", o->model.rounding, "--check: llama (default) or transformers");
   cmd->callback([o] {
+    o->model.json = o->json;
     for (const std::string& f : o->files) run_file(f, *o);
   });
 }

@@ -46,43 +46,18 @@ void dump(const CompiledKernel& k, const std::string& what) {
   fail("--dump={}: expected ptx, ir, alloc or blocks", what);
 }
 
-// The divergence finder on the interpreter's records; exits 1 (an Error) at a divergence.
-void check(const RunArgs& r, const Trace& t) {
-  engine::Rounding rounding = rounding_option(r.rounding);
-  std::string dir = r.model.empty() ? host::machine_model_dir() : r.model;
-  engine::Model m = engine::load_model(dir, engine::parse_dtype(r.dtype));
-  host::CheckReport c = host::check_launch(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true},
-                                           t.prompt, t.records);
-  std::string what = fmt::format("{} {}{}", dir, r.dtype, r.rounding == "transformers" ? " (transformers' rounding)" : "");
-  if (r.json) {
-    nlohmann::ordered_json j = {{"model", dir}, {"dtype", r.dtype}, {"rounding", r.rounding},
-                                {"tokens", c.tokens}, {"prompt_tokens", c.prompt_tokens}, {"equal", !c.first}};
-    if (c.first)
-      j["divergence"] = {{"token", c.first->token}, {"record", c.first->record}, {"layer", c.first->layer},
-                         {"field", c.first->field}, {"interpreter", c.first->want}, {"model", c.first->got}};
-    fmt::print("{}\n", j.dump());
-  } else if (!c.first) {
-    fmt::print("check: {} tokens ({} prompt, {} records fed by teacher forcing): the state {} holds equals "
-               "the interpreter's after every token (step, registers, lane status, fetch, operands, lane control, the scheduler's next record, the next record's lane and its operands; memory and ROM after the prompt, the word each st writes)\n",
-               c.tokens, c.prompt_tokens, c.tokens - c.prompt_tokens, what);
-  }
-  if (c.first) fail("check: {} diverges from the interpreter at {}", what, c.first->text());
-}
-
 void run_kernel(const RunArgs& r) {
   if (r.engine != "interp" && r.engine != "model") fail("--engine {}: expected interp or model", r.engine);
   if (r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16") fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
-  if (r.engine == "model" && !r.check)
-    fail("--engine model: the compiled model holds the machine's state but does not generate "
-         "execution records yet (issue 5, docs/design.md §3); use --engine interp, or --check "
-         "to compare the model's state with the interpreter's record by record");
   std::string source = read_text_file(r.file);
   CompiledKernel k = compile_cuda(source, compile_options(r));
   if (!r.dump.empty()) return dump(k, r.dump);
   const Program& p = k.program;
-  Trace t = run(p, p.launch, {.max_records = r.max_records});
-  if (r.check) return check(r, t);
   ReportOptions report{.engine = r.engine, .dtype = r.dtype, .outputs = k.outputs, .with_records = r.trace};
+  if (r.engine == "model" && !r.check)
+    return run_on_model({r.model, r.dtype, r.rounding, r.json}, p, p.launch, report, r.max_records);
+  Trace t = run(p, p.launch, {.max_records = r.max_records});
+  if (r.check) return check_on_model({r.model, r.dtype, r.rounding, r.json}, t);
   if (r.json) return fmt::print("{}\n", trace_json(p, p.launch, t, report).dump());
   fmt::print("{}", trace_text(p, p.launch, t, r.trace));
 }
@@ -105,7 +80,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-O", r->opt, "clang optimisation level: s (default), z, 1, 2, 3");
   cmd->add_option("--max-records", r->max_records, "Give up after this many generated records");
   cmd->add_flag("--check", r->check, "Compare the compiled model's state with the interpreter's after every token");
-  cmd->add_option("--model", r->model, "The compiled model for --check (default: the cached GPU-only model)");
+  cmd->add_option("--model", r->model, "The compiled model for --engine model and --check (default: the cached GPU-only model)");
   cmd->add_option("--rounding", r->rounding, "--check: llama (default) or transformers");
   cmd->callback([r] { run_kernel(*r); });
 }

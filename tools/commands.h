@@ -5,6 +5,8 @@
 #include <string>
 
 #include "engine/forward.h"
+#include "gpu/interp.h"
+#include "gpu/trace_json.h"
 
 namespace qgpu {
 
@@ -22,6 +24,20 @@ std::pair<int, int> parse_dims(const std::string& text, const char* what);
 
 // --rounding llama|transformers; throws Error.
 engine::Rounding rounding_option(const std::string& s);
+
+// The compiled model a launch runs on: --model DIR (default: the cached GPU-only model),
+// --dtype, --rounding, --json.
+struct ModelArgs {
+  std::string model, dtype = "f32", rounding = "llama";
+  bool json = false;
+};
+// --check: the divergence finder on the interpreter's trace t; exits 1 (an Error) at a divergence.
+void check_on_model(const ModelArgs& a, const Trace& t);
+
+// --engine model: generates the launch on the compiled model and reports it (outputs read
+// out of the model's state) as `trace_json` / `trace_text` do; a kernel whose ops the
+// model does not generate yet is one clear error.
+void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records);
 
 // Reads a whole file; throws Error naming the file when it cannot.
 std::string read_text_file(const std::string& path);

@@ -305,6 +305,17 @@ Found compare_image(const Model& m, const State& s, const MachineState& st) {
   return std::nullopt;
 }
 
+// The model's greedy choice after a running token: the interpreter's next record.
+Found compare_emitted(const MachineState& st, std::span<const float> logits) {
+  int32_t best = 0;
+  for (int32_t id = 1; id < vocab_size(); ++id)
+    if (logits[id] > logits[best]) best = id;
+  Rec want = next_record(st), got = decode_token(best);
+  if (got == want) return std::nullopt;
+  return Divergence{.layer = lift::kEmitLayer, .field = "the emitted record (greedy)", .want = record_text(want),
+                    .got = fmt::format("{} (logit {}, the interpreter's {})", record_text(got), logits[best], logits[token_id(want)])};
+}
+
 }  // namespace
 
 std::string Divergence::text() const {
@@ -342,6 +353,16 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     if (!d && st.phase == Phase::kRunning) d = compare_next_lane(l, st, operands);
     if (!d && i + 1 == prompt.size()) d = compare_image(m, s, st);
     if (!d && r.kind == Tok::kSt) d = compare_store(m, s, st, r);
+    if (i + 1 == prompt.size()) {
+      std::vector<Instr> code;
+      for (const RomSlot& slot : st.rom)
+        if (std::optional<Instr> in = rom_instr(slot)) code.push_back(*in);
+      report.gap = lift::generation_gap(code);
+    }
+    if (!d && st.phase == Phase::kRunning && i + 1 >= prompt.size() && !report.gap) {
+      d = compare_emitted(st, logits);
+      ++report.emitted;
+    }
     report.tokens = static_cast<int64_t>(i) + 1;
     if (d) {
       d->token = static_cast<int64_t>(i);

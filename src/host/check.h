@@ -31,6 +31,10 @@ struct Divergence {
 struct CheckReport {
   int64_t tokens = 0;        // tokens compared
   int64_t prompt_tokens = 0;
+  // Records the model's greedy choice was compared with: every running token's when the
+  // model generates this program's ops (lift::generation_gap), else none.
+  int64_t emitted = 0;
+  std::optional<std::string> gap;  // why the choices were not compared
   std::optional<Divergence> first;
 };
 

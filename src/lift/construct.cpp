@@ -2,6 +2,7 @@
 // conventions).
 #include "lift/construct.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/error.h"
@@ -122,14 +123,52 @@ void Head::read(int j, int to, int n_hot) {
 
 Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
 
-void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& outputs) {
-  const std::string p = n_.b.layer(il_) + "mlp.";
-  CHECK(!literals.empty() && n_.mlp_units[il_] + 2 <= n_.b.config.intermediate_size);
-  for (const Literal& lit : literals) CHECK(!lit.empty());
-  CHECK(literals.size() <= 32);  // the gate's bias, 128 (4 n - 3) / hot, has 7 significant bits: exact in bf16
+int Mlp::take_units() {
+  CHECK(n_.mlp_units[il_] + 2 <= n_.b.config.intermediate_size);
   const int u = n_.mlp_units[il_];
   n_.mlp_units[il_] += 2;
   units_ += 2;
+  return u;
+}
+
+void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs) {
+  const std::string p = n_.b.layer(il_) + "mlp.";
+  int hi = 0;
+  for (const Term& t : terms) {
+    CHECK(t.dims.size() == t.weight.size() && !t.dims.empty());
+    int most = 0;
+    for (int w : t.weight) {
+      CHECK(std::abs(w) <= 15);
+      most = std::max(most, w);
+    }
+    hi += most;
+  }
+  CHECK(std::abs(theta) <= kStepRange && hi - theta <= kStepRange);  // the bias and a firing gate: exact
+  const int u = take_units();
+  const float hot = n_.mlp_hot(il_);
+  for (int k = 0; k < 2; ++k) {
+    for (const Term& t : terms)
+      for (size_t i = 0; i < t.dims.size(); ++i)
+        n_.b.at(p + "gate_proj.weight", u + k, t.dims[i]) += kStepGate * float(t.weight[i]) / hot;
+    for (int d : veto) n_.b.at(p + "gate_proj.weight", u + k, d) -= kStepVeto / hot;
+    const float bias = -float(theta) * kStepGate + (k == 0 ? kRuleLift : 0.0f);
+    for (int f = 0; f < n_.l["fam"].size; ++f) {
+      n_.b.at(p + "gate_proj.weight", u + k, n_.l["fam"].dim(f)) += bias / hot;
+      n_.b.at(p + "up_proj.weight", u + k, n_.l["fam"].dim(f)) = 1.0f / hot;
+    }
+    for (const Out& o : outputs) {
+      CHECK(o.sign == 1 || o.sign == -1);
+      n_.b.at(p + "down_proj.weight", o.dim, u + k) += float(o.sign) * (k == 0 ? 1.0f : -1.0f) / kRuleLift;
+    }
+  }
+}
+
+void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& outputs) {
+  const std::string p = n_.b.layer(il_) + "mlp.";
+  CHECK(!literals.empty());
+  for (const Literal& lit : literals) CHECK(!lit.empty());
+  CHECK(literals.size() <= 32);  // the gate's bias, 128 (4 n - 3) / hot, has 7 significant bits: exact in bf16
+  const int u = take_units();
   const float hot = n_.mlp_hot(il_);
   // Two units that differ by kRuleLift in the gate: firing, 3 kRuleLift and 2 kRuleLift
   // (SiLU is the identity there), so down's difference is exactly 1 however far the

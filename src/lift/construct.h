@@ -111,15 +111,38 @@ class Head {
 // at every token and the group is a valid one-hot code of constant energy.
 inline constexpr float kRuleGate = 512.0f;
 inline constexpr float kRuleLift = 128.0f;
+inline constexpr float kStepGate = 256.0f;
+inline constexpr int kStepRange = 127;
+inline constexpr float kStepVeto = 32768.0f;  // more than kStepGate * kStepRange + kRuleLift
 
 class Mlp {
  public:
   Mlp(Net& n, int il);
   using Literal = std::vector<int>;
   void rule(const std::vector<Literal>& literals, const std::vector<int>& outputs);
+
+  // A threshold: fires when sum_i weight_i [dim_i hot] >= theta and no veto dim is hot,
+  // adding each output's sign (+1 or -1) to its dim. Two units with gates
+  // kStepGate (sum - theta) + kRuleLift and without the lift, less kStepVeto per hot veto
+  // dim: firing, 128 (2 m + 1) and 256 m for m = sum - theta >= 0 (SiLU(0) = 0, and both
+  // have at most 8 significant bits while m <= kStepRange: exact in bf16), so down's
+  // difference is exactly 1; otherwise -kRuleLift and below. Stages build one-hot codes
+  // from steps by telescoping: a base rule sets entry 0 and the step "sum >= v" moves the
+  // hot from entry v - 1 to entry v; sums of nibble values compare words without tables.
+  // A one-hot group's contribution: weight[i] when dims[i] is hot (at most one is).
+  struct Term {
+    std::vector<int> dims;
+    std::vector<int> weight;
+  };
+  struct Out {
+    int dim;
+    int sign;
+  };
+  void step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs);
   int units() const { return units_; }
 
  private:
+  int take_units();
 
   Net& n_;
   int il_;

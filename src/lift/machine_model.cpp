@@ -128,6 +128,21 @@ void operand_fields(Layout& l) {
   for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128);  // L5 MLP
 }
 
+// The ALU and the emit stage (stage_alu.cpp, stage_emit.cpp).
+void execute_fields(Layout& l) {
+  l.add("une", kLanes * 3 * 8 * 2);  // L6 MLP: lane, port, nibble: 0 equal to lane nl's, 1 differs
+  l.add("as", 8 * 16);      // L6 MLP: the adder's nibble sums mod 16
+  l.add("acl", 8 * 3);      // and their classes: kill, propagate, generate
+  l.add("uni", 2);          // L7 MLP: 0 every effective lane reads lane nl's operands
+  l.add("car", 7 * 2);      // the carry into nibbles 1..7: 0 no, 1 yes
+  l.add("sum", 128);        // L8 MLP: the adder's word
+  l.add("etag", 2 * kLanes);  // the value record's tag: lane in/out
+  l.add("mr", 128);         // L9: the word a ld reads (the null slot's 0 otherwise)
+  l.add("res", 128);        // L9 MLP: lane nl's result
+  l.add("fits", 2);         // 0: res is a one-token value
+  l.add("ef", kEmitFamilies);  // the record family emitted next
+}
+
 }  // namespace
 
 Layout machine_layout() {
@@ -136,6 +151,7 @@ Layout machine_layout() {
   state_fields(l);
   scheduler_fields(l);
   operand_fields(l);
+  execute_fields(l);
   return l;
 }
 
@@ -154,9 +170,10 @@ std::vector<int> machine_hots() {
       kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kLanes + 3,                  // L6 MLP: ch, cl, bar, barq, sfam
-      0, 6,                               // L7 MLP: cmp
-      0, kLanes + 2,                      // L8 MLP: smk, mhi, mlo
+      0, 2 * kLanes + 3 + 96 + 16,        // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl
+      0, 6 + 1 + 7,                       // L7 MLP: cmp; uni, car
+      0, kLanes + 2 + 8 + kLanes,         // L8 MLP: smk, mhi, mlo; sum, etag
+      8, 8 + 1 + 1,                       // L9: mr; MLP: res, fits, ef
   };
   std::vector<int> h = {kEmbedHots};
   for (int a : adds) h.push_back(h.back() + a);
@@ -165,10 +182,10 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 4864;
-  c.num_hidden_layers = 9;
+  c.hidden_size = 5632;
+  c.num_hidden_layers = 10;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
-                   "full_attention",   "linear_attention", "linear_attention", "linear_attention"};
+                   "full_attention",   "linear_attention", "linear_attention", "linear_attention", "linear_attention"};
   // The MLP units the construction uses today (two per rule; the widest: L5's operand
   // select, 5,426; L2's lane control and wave compares, 4,760), rounded up to 64;
   // at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
@@ -201,6 +218,8 @@ Builder build_machine() {
   build_lanes(n);
   build_scheduler(n);
   build_operands(n);
+  build_alu(n);
+  build_emit(n);
   return b;
 }
 

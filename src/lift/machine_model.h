@@ -39,10 +39,13 @@
 // docs/design.md §3 has the plan this grows into and the exactness argument.
 #pragma once
 
+#include <span>
+#include <optional>
 #include <string>
 
 #include "engine/config.h"
 #include "engine/tensor.h"
+#include "gpu/program.h"
 #include "lift/builder.h"
 #include "lift/layout.h"
 
@@ -60,8 +63,9 @@ inline constexpr int kByteTagHead = 9;   // and 10: the tag of a 4-byte value in
 inline constexpr int kStepWarp = 0, kStepHi = 4, kStepLo = 20, kStepCode = 36;
 constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1); }
 
-// Memory sits after the operand reads, so `st` can write the lane's operand b.
-inline constexpr int kMemoryLayer = 6;
+// Memory sits after the operand reads, so `st` can write the lane's operand b, and after
+// the adder, so `ld` reads at lane nl's address.
+inline constexpr int kMemoryLayer = 9;
 inline constexpr int kMemoryHead = 0;
 inline constexpr int kRomLayer = 1;
 // ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
@@ -93,6 +97,13 @@ inline constexpr int kSchedBar = 0, kSchedSched = 1, kSchedWave = 2, kSchedEnd =
 // ob, oc, this layer's MLP).
 inline constexpr int kOperandLayer = 5;
 
+// The ALU's MLPs are layers kAluLayer .. kAluLayer + 2 (stage_alu.cpp); the emit stage's
+// is kEmitLayer, whose ef field names the record family emitted next (kEmit*).
+inline constexpr int kAluLayer = 6;
+inline constexpr int kEmitLayer = 9;
+inline constexpr int kEmitValue = 0, kEmitMid1 = 1, kEmitMid2 = 2, kEmitTail = 3, kEmitPred = 4, kEmitBr = 5,
+                     kEmitSt = 6, kEmitBar = 7, kEmitSched = 8, kEmitWave = 9, kEmitEnd = 10, kEmitFamilies = 11;
+
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
 // `begin` writes the null step (warp 0, block 127, no lanes) and clears ROM block 127, so
 // before the first `sched` the fetch reads a valid empty block.
@@ -116,6 +127,11 @@ void write_machine_model(const std::string& dir, engine::DType dtype);
 // What the weights use, counted from them: residual dims, DeltaNet heads per layer, the
 // widest MLP, nonzero parameters (one line per item, for `qgpu compile-model`).
 std::string machine_summary(const Builder& b);
+// Why the compiled model cannot generate records for a program with this ROM yet (the
+// first block whose op or operand the ALU does not have, named), or nullopt when it can.
+// The model holds and checks every program's state; it generates the ops listed in
+// docs/design.md §3 ("emit").
+std::optional<std::string> generation_gap(std::span<const Instr> code);
 // A hash of the sources the weights depend on (generated at build time): a cached model
 // built by another construction has another fingerprint.
 const char* construction_fingerprint();

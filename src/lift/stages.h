@@ -36,6 +36,14 @@ void build_scheduler(Net& n);
 // (L4 MLP).
 void build_operands(Net& n);
 
+// stage_alu.cpp: the uniform-operand check (une, uni), the adder (as, acl, car, sum) and
+// the value record's tag (etag), L6-L8 MLPs.
+void build_alu(Net& n);
+
+// stage_emit.cpp: the load read (L9 memory head), the result, whether it fits one token
+// and the record family (L9 MLP), the LM head.
+void build_emit(Net& n);
+
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
 // kLaneControlHots per lane.
 inline constexpr int kLaneControlHots = 4;

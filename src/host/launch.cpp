@@ -1,0 +1,64 @@
+#include "host/launch.h"
+
+#include <chrono>
+
+#include "base/error.h"
+#include "host/readout.h"
+
+namespace qgpu::host {
+namespace {
+
+bool is_record(Tok t) {
+  switch (t) {
+    case Tok::kEnd: case Tok::kSmall: case Tok::kHead: case Tok::kMid1: case Tok::kMid2: case Tok::kTail:
+    case Tok::kSched: case Tok::kPred: case Tok::kBr: case Tok::kSt: case Tok::kBar: case Tok::kWave:
+      return true;
+    default: return false;
+  }
+}
+
+int32_t greedy(const std::vector<float>& logits) {
+  int32_t best = 0;
+  for (int32_t id = 1; id < vocab_size(); ++id)
+    if (logits[id] > logits[best]) best = id;
+  return best;
+}
+
+}  // namespace
+
+ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
+                         int64_t max_records) {
+  engine::Runtime rt(m, options);
+  engine::State s = engine::make_state(m.config);
+  std::vector<int32_t> ids;
+  for (const Rec& r : prompt) ids.push_back(token_id(r));
+  std::vector<float> logits;
+  rt.forward(s, ids, logits);
+  ModelRun out;
+  out.trace.prompt.assign(prompt.begin(), prompt.end());
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const int32_t id = greedy(logits);
+    const Rec r = decode_token(id);
+    const int64_t n = static_cast<int64_t>(out.trace.records.size());
+    if (!is_record(r.kind))
+      throw Error(fmt::format("the model emitted '{}' as record {}: not an execution record (a divergence; "
+                              "`--check` names the token and layer)", record_text(r), n));
+    out.trace.records.push_back(r);
+    if (r.kind == Tok::kEnd) break;
+    if (n + 1 >= max_records)
+      throw Error(fmt::format("the model generated {} records without `end` (--max-records); a kernel that "
+                              "does not finish, or a divergence (`--check` names it)", n + 1));
+    rt.forward(s, std::span(&id, 1), logits);
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<std::optional<uint32_t>> mem = read_memory(m, s);
+  for (int a = 0; a < kMemWords; ++a) {
+    out.trace.final.mem_written[a] = mem[a].has_value();
+    out.trace.final.mem[a] = mem[a].value_or(0);
+  }
+  out.trace.final.rom = read_rom(m, s);
+  return out;
+}
+
+}  // namespace qgpu::host

@@ -1,0 +1,28 @@
+// A launch on the compiled model (`qgpu run --engine model`): the host feeds the prompt,
+// then decodes greedily, one token per forward pass, until the model emits `end`. It
+// turns each token back into a record for display and, at the end, reads memory and the
+// ROM out of the model's recurrent state. It never computes a result and never calls the
+// interpreter (tests/model_launch_test.cpp proves both).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "engine/forward.h"
+#include "gpu/interp.h"
+
+namespace qgpu::host {
+
+struct ModelRun {
+  // prompt and records as the model ran them; final holds what the host read out of the
+  // state: memory (mem, mem_written) and the ROM. Its other fields are not filled in.
+  Trace trace;
+  double seconds = 0;  // generation only (after the prompt)
+};
+
+// Throws Error when the model emits a token that is not an execution record, or runs
+// past max_records without `end` (both are divergences: `--check` names where).
+ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
+                         int64_t max_records);
+
+}  // namespace qgpu::host

@@ -1,0 +1,234 @@
+// The execute stage for lane nl (docs/design.md §3, "operand select and ALU"), built from
+// threshold steps (Mlp::step) on nibble values, so a word compare or a nibble sum costs a
+// few units per nibble instead of a table:
+//   L6 MLP: une, per effective lane j, port p and nibble g, whether lane j's operand p
+//      differs from lane nl's there (its register read, %tid or %laneid against oa, ob,
+//      oc; immediates and the other specials are the same for every lane);
+//      the adder's first half: per nibble the sum x + y (+ 1 at nibble 0 for sub) mod 16
+//      (as) and its class: kill, propagate (15) or generate (>= 16) (acl), for add
+//      (oa + ob), sub (oa + ~ob + 1) and addresses (oa + imm: ld, st, atomics);
+//   L7 MLP: uni, whether every effective lane reads lane nl's operands (uniform_operands);
+//      car, the carry into nibbles 1..7 (carry lookahead over the classes: rules);
+//   L8 MLP: sum = as + car nibble by nibble; etag, the tag of the value record: every
+//      effective lane right after `sched` when the operands are uniform and the op is not
+//      an atomic, else lane nl.
+#include <algorithm>
+#include <string>
+
+#include "gpu/isa.h"
+#include "lift/machine_model.h"
+#include "lift/stages.h"
+
+namespace qgpu::lift {
+namespace {
+
+using Lit = Mlp::Literal;
+using Term = Mlp::Term;
+using Out = Mlp::Out;
+
+constexpr int kImmCode = 31;
+constexpr int kKill = 0, kPropagate = 1, kGenerate = 2;
+
+// f_op dims of the listed ops (code op + 1), or of every other code (the empty block too).
+std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false) {
+  std::vector<int> d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    for (Op o : ops) listed |= code == static_cast<int>(o) + 1;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
+}
+
+// Nibble g of a word field as a term: sign * its value (sign -1: minus the value), or
+// 15 - value (complement).
+Term nibble(Net& n, const std::string& field, int g, int sign = 1, bool complement = false) {
+  Term t;
+  for (int v = 0; v < 16; ++v) {
+    t.dims.push_back(n.dim(field, 16 * g + v));
+    t.weight.push_back(sign * (complement ? 15 - v : v));
+  }
+  return t;
+}
+
+Term small(Net& n, const std::string& field, int sign) {
+  Term t;
+  for (int v = 0; v < n.l[field].size; ++v) {
+    t.dims.push_back(n.dim(field, v));
+    t.weight.push_back(sign * v);
+  }
+  return t;
+}
+
+int une(Net& n, int lane, int port, int g, bool differs) { return n.dim("une", ((lane * 3 + port) * 8 + g) * 2 + (differs ? 1 : 0)); }
+
+// L6: une. Every (lane, port, nibble) starts equal; a step for "lane's value - nl's >= 1"
+// and one for "<= -1" move it to differs, vetoed unless the lane is effective, nl is a lane
+// and the operand field is of the step's source.
+void uniform_rules(Net& n, Mlp& m) {
+  std::vector<int> all_eq;
+  for (int lane = 0; lane < kLanes; ++lane)
+    for (int p = 0; p < 3; ++p)
+      for (int g = 0; g < 8; ++g) all_eq.push_back(une(n, lane, p, g, false));
+  m.rule({n.dims("fam", 0, kNumFamilies)}, all_eq);
+  const char* fields[3] = {"f_a", "f_b", "f_c"};
+  const char* reads[3] = {"ra", "rb", "rc"};
+  const char* outs[3] = {"oa", "ob", "oc"};
+  for (int lane = 0; lane < kLanes; ++lane)
+    for (int p = 0; p < 3; ++p) {
+      const std::string s = std::to_string(lane);
+      const std::vector<int> base_veto = {n.dim("eff" + s, 1), n.dim("nl", kLanes)};
+      // The field is one of `codes`: veto every other code.
+      auto only = [&](int lo, int hi) {
+        std::vector<int> v = base_veto;
+        for (int c = 0; c < 32; ++c)
+          if (c < lo || c > hi) v.push_back(n.dim(fields[p], c));
+        return v;
+      };
+      auto differs = [&](const std::vector<Term>& mine_minus_nl, int g, const std::vector<int>& veto, int offset) {
+        // mine - nl's + offset >= 1, and <= -1 (negated: >= 1).
+        std::vector<Term> neg = mine_minus_nl;
+        for (Term& t : neg)
+          for (int& w : t.weight) w = -w;
+        const std::vector<Out> outs_ = {{une(n, lane, p, g, false), -1}, {une(n, lane, p, g, true), 1}};
+        m.step(mine_minus_nl, 1 - offset, veto, outs_);
+        m.step(neg, 1 + offset, veto, outs_);
+      };
+      for (int g = 0; g < 8; ++g)  // registers and predicates (codes 1..19)
+        differs({nibble(n, reads[p] + s, g), nibble(n, outs[p], g, -1)}, g, only(1, 19), 0);
+      const int tid_x = 20 + static_cast<int>(Special::kTidX), tid_y = 20 + static_cast<int>(Special::kTidY);
+      const int lane_id = 20 + static_cast<int>(Special::kLaneid);
+      differs({small(n, "tidx" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_x, tid_x), 0);
+      differs({small(n, "tidy" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_y, tid_y), 0);
+      differs({nibble(n, outs[p], 0, -1)}, 0, only(lane_id, lane_id), lane);
+    }
+}
+
+// L7: uni, 0 when no (lane, port, nibble) differs.
+void uniform_and(Net& n, Mlp& m) {
+  m.rule({n.dims("fam", 0, kNumFamilies)}, {n.dim("uni", 0)});
+  std::vector<Term> terms;
+  for (int lane = 0; lane < kLanes; ++lane)
+    for (int p = 0; p < 3; ++p)
+      for (int g = 0; g < 8; ++g) terms.push_back({{une(n, lane, p, g, true)}, {1}});
+  m.step(terms, 1, {}, {{n.dim("uni", 0), -1}, {n.dim("uni", 1), 1}});
+}
+
+int as(Net& n, int g, int v) { return n.dim("as", 16 * g + v % 16); }
+int acl(Net& n, int g, int c) { return n.dim("acl", 3 * g + c); }
+
+// L6: as and acl for one operand pair: steps "x_g + y_g + carry in >= v" telescope the
+// sum's nibble from 0 to v % 16 and the class from kill to propagate (v = 15) and
+// generate (v = 16).
+void adder_digits(Net& n, Mlp& m, const std::vector<int>& ops, const std::string& y, bool complement, int carry_in) {
+  std::vector<int> veto;
+  for (int d : n.dims("f_op", 0, n.l["f_op"].size))
+    if (std::find(ops.begin(), ops.end(), d) == ops.end()) veto.push_back(d);
+  for (int g = 0; g < 8; ++g) {
+    m.rule({ops}, {as(n, g, 0), acl(n, g, kKill)});
+    const int cin = g == 0 ? carry_in : 0;
+    for (int v = 1; v <= 30 + cin; ++v) {
+      std::vector<Out> outs = {{as(n, g, v - 1), -1}, {as(n, g, v), 1}};
+      if (v == 15) outs.insert(outs.end(), {{acl(n, g, kKill), -1}, {acl(n, g, kPropagate), 1}});
+      if (v == 16) outs.insert(outs.end(), {{acl(n, g, kPropagate), -1}, {acl(n, g, kGenerate), 1}});
+      m.step({nibble(n, "oa", g), nibble(n, y, g, 1, complement)}, v - cin, veto, outs);
+    }
+  }
+}
+
+void adder_first_half(Net& n, Mlp& m) {
+  const std::vector<int> add = op_dims(n, {Op::kAdd}), sub = op_dims(n, {Op::kSub});
+  const std::vector<int> addr = op_dims(n, {Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
+                                            Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas});
+  adder_digits(n, m, add, "ob", false, 0);
+  adder_digits(n, m, sub, "ob", true, 1);
+  adder_digits(n, m, addr, "f_imm", false, 0);
+  std::vector<int> zero;
+  for (int g = 0; g < 8; ++g) zero.insert(zero.end(), {as(n, g, 0), acl(n, g, kKill)});
+  std::vector<int> rest;
+  for (int d : n.dims("f_op", 0, n.l["f_op"].size))
+    if (std::find(add.begin(), add.end(), d) == add.end() && std::find(sub.begin(), sub.end(), d) == sub.end() &&
+        std::find(addr.begin(), addr.end(), d) == addr.end())
+      rest.push_back(d);
+  m.rule({rest}, zero);
+}
+
+// L7: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes): the nearest nibble below g that
+// does not propagate decides; all propagating gives no carry (the carry in of sub is in
+// nibble 0's sum).
+void carry_rules(Net& n, Mlp& m) {
+  for (int g = 1; g < 8; ++g) {
+    const int no = n.dim("car", 2 * (g - 1)), yes = n.dim("car", 2 * (g - 1) + 1);
+    for (int i = g - 1; i >= -1; --i) {
+      std::vector<Lit> lits;
+      for (int k = i + 1; k < g; ++k) lits.push_back({acl(n, k, kPropagate)});
+      if (i < 0) {
+        m.rule(lits, {no});
+        continue;
+      }
+      std::vector<Lit> gen = lits, kill = lits;
+      gen.push_back({acl(n, i, kGenerate)});
+      kill.push_back({acl(n, i, kKill)});
+      m.rule(gen, {yes});
+      m.rule(kill, {no});
+    }
+  }
+}
+
+// L8: sum nibble g = as_g + carry mod 16.
+void adder_second_half(Net& n, Mlp& m) {
+  for (int v = 0; v < 16; ++v) m.rule({{as(n, 0, v)}}, {n.dim("sum", v)});
+  for (int g = 1; g < 8; ++g) {
+    m.rule({n.dims("fam", 0, kNumFamilies)}, {n.dim("sum", 16 * g)});
+    Term carry{{n.dim("car", 2 * (g - 1) + 1)}, {1}};
+    Term digit;
+    for (int v = 0; v < 16; ++v) {
+      digit.dims.push_back(as(n, g, v));
+      digit.weight.push_back(v);
+    }
+    for (int v = 1; v <= 16; ++v)
+      m.step({digit, carry}, v, {}, {{n.dim("sum", 16 * g + (v - 1) % 16), -1}, {n.dim("sum", 16 * g + v % 16), 1}});
+  }
+}
+
+// L8: etag, lane in at 2 l, out at 2 l + 1.
+void tag_rules(Net& n, Mlp& m) {
+  const Lit sched = {n.fam(Tok::kSched)}, other = n.families({Tok::kSched}, true);
+  const std::vector<int> atomic = op_dims(n, {Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU,
+                                              Op::kAtomExch, Op::kAtomCas});
+  const std::vector<int> not_atomic = op_dims(n, {Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU,
+                                                  Op::kAtomExch, Op::kAtomCas}, true);
+  for (int l = 0; l < kLanes; ++l) {
+    const int in = n.dim("etag", 2 * l), out = n.dim("etag", 2 * l + 1);
+    const std::string s = std::to_string(l);
+    Lit not_l;
+    for (int k = 0; k <= kLanes; ++k)
+      if (k != l) not_l.push_back(n.dim("nl", k));
+    m.rule({sched, {n.dim("uni", 0)}, not_atomic, {n.dim("eff" + s, 0)}}, {in});
+    m.rule({sched, {n.dim("uni", 0)}, not_atomic, {n.dim("eff" + s, 1)}}, {out});
+    for (const std::vector<Lit>& by_lane : {std::vector<Lit>{sched, {n.dim("uni", 1)}}, std::vector<Lit>{sched, {n.dim("uni", 0)}, atomic},
+                                            std::vector<Lit>{other}}) {
+      std::vector<Lit> yes = by_lane, no = by_lane;
+      yes.push_back({n.dim("nl", l)});
+      no.push_back(not_l);
+      m.rule(yes, {in});
+      m.rule(no, {out});
+    }
+  }
+}
+
+}  // namespace
+
+void build_alu(Net& n) {
+  Mlp first(n, kAluLayer);
+  uniform_rules(n, first);
+  adder_first_half(n, first);
+  Mlp second(n, kAluLayer + 1);
+  uniform_and(n, second);
+  carry_rules(n, second);
+  Mlp third(n, kAluLayer + 2);
+  adder_second_half(n, third);
+  tag_rules(n, third);
+}
+
+}  // namespace qgpu::lift

@@ -1,0 +1,253 @@
+// The emit stage and the LM head (docs/design.md §3, "emit"): the record the machine
+// emits next, chosen from the state the earlier layers decoded.
+//   L9 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
+//      nl's address (the adder's sum), every other token the null slot: mr;
+//   L9 MLP: res, lane nl's result word (mov: oa; add, sub: the sum; ld: mr; ops the ALU
+//      does not have yet: 0); fits, whether it is a one-token value (-256..511); ef, the
+//      record family: a body record (value, its next byte m1 m2 t, pred, br, st) while
+//      the step's body goes on, else the scheduler's (bar, sched, wave, end);
+//   LM head: a token's logit is kFamilyLogit for its family in ef (values: plus
+//      kFitsLogit for v when res fits, for h when not) plus one per field that matches
+//      (tag rails, result nibbles, lanes, word, warp, block, mask, slot, parity, wave), so
+//      the record whose fields all match wins by at least 1 and greedy decoding emits it.
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gpu/isa.h"
+#include "lift/machine_model.h"
+#include "lift/stages.h"
+
+namespace qgpu::lift {
+namespace {
+
+using Lit = Mlp::Literal;
+
+constexpr float kFamilyLogit = 64.0f;  // more than any token's field matches plus kFitsLogit
+constexpr float kFitsLogit = 32.0f;    // more than a value token's field matches (12)
+
+std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false) {
+  std::vector<int> d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    for (Op o : ops) listed |= code == static_cast<int>(o) + 1;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
+}
+
+std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false) {
+  std::vector<int> d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    if (code >= 1 && code <= kNumOps)
+      for (Effect e : effects) listed |= op_info(static_cast<Op>(code - 1)).effect == e;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
+}
+
+int nib(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
+
+// L9: lane nl's load address is the sum; its word is slot sum / 4 (valid programs load
+// aligned, written words: the interpreter traps otherwise). Other tokens read the null
+// slot (the word 0).
+void build_load(Net& n) {
+  Head m(n, kMemoryLayer, kMemoryHead);
+  const int ld = n.dim("f_op", static_cast<int>(Op::kLd) + 1);
+  for (int a = 0; a < kMemWords; ++a) {
+    const uint32_t byte = 4u * static_cast<uint32_t>(a);
+    m.query(a, ld);
+    for (int l = 0; l < kLanes; ++l) m.query(a, n.dim("nl", l));
+    for (int g = 0; g < 8; ++g) m.query(a, n.dim("sum", 16 * g + nib(byte, g)));
+    m.query_bias(a, -(10.0f - 0.5f));
+  }
+  for (int d : op_dims(n, {Op::kLd}, true)) m.query(kNullSlot, d);
+  m.query(kNullSlot, n.dim("nl", kLanes));
+  m.query_bias(kNullSlot, -0.5f);
+  for (int j = 0; j < 128; ++j) m.read(j, n.dim("mr", j), 8);
+}
+
+// res and fits for one source word (`from`) under the listed ops.
+void result_rules(Net& n, Mlp& m, const std::vector<int>& ops, const std::string& from) {
+  for (int j = 0; j < 128; ++j) m.rule({ops, {n.dim(from, j)}}, {n.dim("res", j)});
+  auto d = [&](int g, int v) { return n.dim(from, 16 * g + v); };
+  const int yes = n.dim("fits", 0), no = n.dim("fits", 1);
+  // 0..511: nibble 2 is 0 or 1, 3..7 are 0; -256..-1: nibbles 2..7 are 15.
+  std::vector<Lit> small = {ops, {d(2, 0), d(2, 1)}}, negative = {ops, {d(2, 15)}};
+  for (int g = 3; g < 8; ++g) {
+    std::vector<Lit> not_small = small, not_negative = negative;
+    Lit other_zero, other_f;
+    for (int v = 1; v < 16; ++v) other_zero.push_back(d(g, v));
+    for (int v = 0; v < 15; ++v) other_f.push_back(d(g, v));
+    not_small.push_back(other_zero);
+    not_negative.push_back(other_f);
+    m.rule(not_small, {no});
+    m.rule(not_negative, {no});
+    small.push_back({d(g, 0)});
+    negative.push_back({d(g, 15)});
+  }
+  m.rule(small, {yes});
+  m.rule(negative, {yes});
+  Lit middle;
+  for (int v = 2; v < 15; ++v) middle.push_back(d(2, v));
+  m.rule({ops, middle}, {no});
+}
+
+void results(Net& n, Mlp& m) {
+  result_rules(n, m, op_dims(n, {Op::kMov}), "oa");
+  result_rules(n, m, op_dims(n, {Op::kAdd, Op::kSub}), "sum");
+  result_rules(n, m, op_dims(n, {Op::kLd}), "mr");
+  std::vector<int> zero = {n.dim("fits", 0)};
+  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("res", 16 * g));
+  m.rule({op_dims(n, {Op::kMov, Op::kAdd, Op::kSub, Op::kLd}, true)}, zero);
+}
+
+// ef: the body record's family while the step's body goes on, else the scheduler's.
+void family_rules(Net& n, Mlp& m) {
+  auto scheduler = [&](std::vector<Lit> lits) {
+    for (int f = 0; f < 4; ++f) {
+      std::vector<Lit> with = lits;
+      with.push_back({n.dim("sfam", f)});
+      m.rule(with, {n.dim("ef", kEmitBar + f)});
+    }
+  };
+  const Lit lanes = n.dims("nl", 0, kLanes), none = {n.dim("nl", kLanes)};
+  const Lit values = effect_dims(n, {Effect::kValue, Effect::kAtomic}), not_values = effect_dims(n, {Effect::kValue, Effect::kAtomic}, true);
+  const Lit preds = effect_dims(n, {Effect::kPred}), branches = effect_dims(n, {Effect::kBranch});
+  const Lit stores = effect_dims(n, {Effect::kStore}), not_stores = effect_dims(n, {Effect::kStore}, true);
+  const Lit rest = effect_dims(n, {Effect::kValue, Effect::kAtomic, Effect::kPred, Effect::kBranch, Effect::kStore}, true);
+  const Lit sched = {n.fam(Tok::kSched)}, v_t = n.families({Tok::kSmall, Tok::kTail}), st = {n.fam(Tok::kSt)};
+  // After sched.
+  m.rule({sched, values, lanes}, {n.dim("ef", kEmitValue)});
+  scheduler({sched, values, none});
+  std::vector<Lit> no_lane = {sched, preds};
+  for (int l = 0; l < kLanes; ++l) {
+    std::vector<Lit> first = no_lane;
+    first.push_back({n.dim("eff" + std::to_string(l), 0)});
+    m.rule(first, {n.dim("ef", kEmitPred)});
+    no_lane.push_back({n.dim("eff" + std::to_string(l), 1)});
+  }
+  scheduler(no_lane);
+  m.rule({sched, branches}, {n.dim("ef", kEmitBr)});
+  m.rule({sched, stores, lanes}, {n.dim("ef", kEmitSt)});
+  scheduler({sched, stores, none});
+  scheduler({sched, rest});
+  // After a whole value: the next lane's value, if any.
+  m.rule({v_t, values, lanes}, {n.dim("ef", kEmitValue)});
+  scheduler({v_t, values, none});
+  scheduler({v_t, not_values});
+  // A 4-byte value's next byte.
+  m.rule({{n.fam(Tok::kHead)}}, {n.dim("ef", kEmitMid1)});
+  m.rule({{n.fam(Tok::kMid1)}}, {n.dim("ef", kEmitMid2)});
+  m.rule({{n.fam(Tok::kMid2)}}, {n.dim("ef", kEmitTail)});
+  // After a store: the next lane's, if any.
+  m.rule({st, stores, lanes}, {n.dim("ef", kEmitSt)});
+  scheduler({st, stores, none});
+  scheduler({st, not_stores});
+  scheduler({n.families({Tok::kSched, Tok::kSmall, Tok::kTail, Tok::kHead, Tok::kMid1, Tok::kMid2, Tok::kSt}, true)});
+}
+
+// The LM head: row `id` gets `units` (a logit) when dim is hot after the final norm.
+struct LmHead {
+  Net& n;
+  float hot;
+  void add(int id, int dim, float units) { n.b.at("lm_head.weight", id, dim) += units / hot; }
+  void rails(int id, const std::string& field, int mask) {  // lane l in at 2 l, out at 2 l + 1
+    for (int l = 0; l < kLanes; ++l) add(id, n.dim(field, 2 * l + ((mask >> l & 1) ? 0 : 1)), 1.0f);
+  }
+  void bits(int id, const char* field, int mask) {  // field{l}: 0 in, 1 out
+    for (int l = 0; l < kLanes; ++l) add(id, n.dim(field + std::to_string(l), (mask >> l & 1) ? 0 : 1), 1.0f);
+  }
+};
+
+void build_lm_head(Net& n) {
+  const int final_norm = static_cast<int>(n.hots.size()) - 1;
+  for (int d = 0; d < n.b.config.hidden_size; ++d) n.b.at("model.norm.weight", d) = n.rms_at(final_norm) * n.hot_at(final_norm) - 1.0f;
+  LmHead h{n, n.hot_at(final_norm)};
+  auto family = [&](int id, int ef) { h.add(id, n.dim("ef", ef), kFamilyLogit); };
+  for (int id = 0; id < vocab_size(); ++id) {
+    const Rec r = decode_token(id);
+    switch (r.kind) {
+      case Tok::kSmall: case Tok::kHead: {
+        const uint32_t v = static_cast<uint32_t>(r.y);
+        family(id, kEmitValue);
+        h.add(id, n.dim("fits", r.kind == Tok::kSmall ? 0 : 1), kFitsLogit);
+        h.rails(id, "etag", r.x);
+        for (int g = 0; g < (r.kind == Tok::kSmall ? 8 : 2); ++g) h.add(id, n.dim("res", 16 * g + nib(v, g)), 1.0f);
+        break;
+      }
+      case Tok::kMid1: case Tok::kMid2: case Tok::kTail: {
+        const int byte = r.kind == Tok::kMid1 ? 1 : r.kind == Tok::kMid2 ? 2 : 3;
+        family(id, kEmitMid1 + byte - 1);
+        for (int k = 0; k < 2; ++k) h.add(id, n.dim("res", 16 * (2 * byte + k) + (r.x >> (4 * k) & 0xf)), 1.0f);
+        break;
+      }
+      case Tok::kPred:
+        family(id, kEmitPred);
+        h.bits(id, "eff", r.x);
+        break;
+      case Tok::kBr:
+        family(id, kEmitBr);
+        h.bits(id, "eff", r.x);
+        break;
+      case Tok::kSt: {
+        family(id, kEmitSt);
+        h.add(id, n.dim("nl", r.x), 1.0f);
+        const uint32_t byte = 4u * static_cast<uint32_t>(r.y);
+        for (int g = 0; g < 3; ++g) h.add(id, n.dim("sum", 16 * g + nib(byte, g)), 1.0f);
+        break;
+      }
+      case Tok::kBar:
+        family(id, kEmitBar);
+        h.add(id, n.dim("bar", r.x), 1.0f);
+        h.add(id, n.dim("barq", r.y), 1.0f);
+        break;
+      case Tok::kSched:
+        family(id, kEmitSched);
+        h.add(id, n.dim("nw", r.x), 1.0f);
+        h.add(id, n.dim("mhi", r.y / 8), 1.0f);
+        h.add(id, n.dim("mlo", r.y % 8), 1.0f);
+        h.bits(id, "smk", r.z);
+        break;
+      case Tok::kWave:
+        family(id, kEmitWave);
+        h.add(id, n.dim("nk_hi", r.x / 16), 1.0f);
+        h.add(id, n.dim("nk_lo", r.x % 16), 1.0f);
+        break;
+      case Tok::kEnd: family(id, kEmitEnd); break;
+      default: break;  // prompt tokens: never emitted
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> generation_gap(std::span<const Instr> code) {
+  for (size_t b = 0; b < code.size(); ++b) {
+    const Instr& in = code[b];
+    switch (in.op) {
+      case Op::kMov: case Op::kAdd: case Op::kSub: case Op::kLd: case Op::kSt: case Op::kBra: case Op::kExit:
+      case Op::kBar:
+        break;
+      default:
+        return fmt::format("block {}: {} (the model's ALU has mov, add, sub, ld, st, bra, bar and exit so far)", b,
+                           op_info(in.op).mnemonic);
+    }
+    for (Operand o : {in.a, in.b, in.c})
+      if (o.kind == OperandKind::kSpecial &&
+          (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)))
+        return fmt::format("block {}: reads %ctaid (not compiled into the model yet)", b);
+  }
+  return std::nullopt;
+}
+
+void build_emit(Net& n) {
+  build_load(n);
+  Mlp m(n, kEmitLayer);
+  results(n, m);
+  family_rules(n, m);
+  build_lm_head(n);
+}
+
+}  // namespace qgpu::lift

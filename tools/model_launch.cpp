@@ -1,0 +1,67 @@
+// Launches on the compiled model, shared by `qgpu run` and `qgpu asm`: the divergence
+// finder (--check) and generation (--engine model).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "commands.h"
+#include "host/check.h"
+#include "host/launch.h"
+#include "lift/machine_model.h"
+#include "host/model_cache.h"
+
+namespace qgpu {
+
+// The divergence finder on the interpreter's records; exits 1 (an Error) at a divergence.
+void check_on_model(const ModelArgs& r, const Trace& t) {
+  engine::Rounding rounding = rounding_option(r.rounding);
+  std::string dir = r.model.empty() ? host::machine_model_dir() : r.model;
+  engine::Model m = engine::load_model(dir, engine::parse_dtype(r.dtype));
+  host::CheckReport c = host::check_launch(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true},
+                                           t.prompt, t.records);
+  std::string what = fmt::format("{} {}{}", dir, r.dtype, r.rounding == "transformers" ? " (transformers' rounding)" : "");
+  if (r.json) {
+    nlohmann::ordered_json j = {{"model", dir}, {"dtype", r.dtype}, {"rounding", r.rounding},
+                                {"tokens", c.tokens}, {"prompt_tokens", c.prompt_tokens}, {"emitted", c.emitted},
+                                {"equal", !c.first}};
+    if (c.gap) j["not_generated"] = *c.gap;
+    if (c.first)
+      j["divergence"] = {{"token", c.first->token}, {"record", c.first->record}, {"layer", c.first->layer},
+                         {"field", c.first->field}, {"interpreter", c.first->want}, {"model", c.first->got}};
+    fmt::print("{}\n", j.dump());
+  } else if (!c.first) {
+    fmt::print("check: {} tokens ({} prompt, {} records fed by teacher forcing): the state {} holds equals "
+               "the interpreter's after every token (step, registers, lane status, fetch, operands, lane control, the scheduler's next record, the next record's lane and its operands; memory and ROM after the prompt, the word each st writes)\n",
+               c.tokens, c.prompt_tokens, c.tokens - c.prompt_tokens, what);
+    if (c.gap) fmt::print("check: the model's greedy records were not compared: {}\n", *c.gap);
+    else fmt::print("check: the model's greedy choice was the interpreter's next record at all {} running tokens\n", c.emitted);
+  }
+  if (c.first) fail("check: {} diverges from the interpreter at {}", what, c.first->text());
+}
+
+void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records) {
+  if (std::optional<std::string> gap = lift::generation_gap(p.code))
+    fail("--engine model: {}: the compiled model cannot generate this kernel's records yet: {}. Use --engine "
+         "interp, or --check to compare the state the model holds with the interpreter's for any kernel",
+         p.kernel, *gap);
+  std::string dir = a.model.empty() ? host::machine_model_dir() : a.model;
+  engine::Model m = engine::load_model(dir, engine::parse_dtype(a.dtype));
+  std::vector<Rec> prompt = encode_image(p, l);
+  host::ModelRun run = host::generate_launch(
+      m, {.threads = 1, .rounding = rounding_option(a.rounding), .skip_zero_rows = true}, prompt, max_records);
+  report.engine = "model";
+  report.dtype = a.dtype;
+  if (a.json) {
+    nlohmann::json j = trace_json(p, l, run.trace, report);
+    j["model"] = dir;
+    j["seconds"] = run.seconds;
+    j["tokens_per_second"] = run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0;
+    return fmt::print("{}\n", j.dump());
+  }
+  fmt::print("{}", trace_text(p, l, run.trace, report.with_records));
+  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s\n", dir, a.dtype, run.trace.records.size(),
+             run.seconds, run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0);
+}
+
+}  // namespace qgpu
