@@ -106,49 +106,6 @@ void MachineState_::check(const Setting& setting) {
             << "energy is machine_hots()'s to " << worst_energy << "\n";
 }
 
-// The checker can fail, and says where: a model whose byte assembly lost a tap holds
-// wrong 4-byte image words, named at the end of the prompt.
-TEST_F(MachineState_, ABrokenModelDivergesWhereItIsBroken) {
-  lift::Builder b = lift::build_machine();
-  const Config& c = b.config;
-  int64_t channel = 2 * int64_t{c.key_dim()} + int64_t{lift::kWordBytesHead} * c.linear_value_head_dim + 16 * 4;
-  b.conv(lift::kControlLayer, channel, 2) = 0.0f;  // byte 2's low nibble, one token back
-  b.write(*dir_ / "broken", DType::f32, lift::machine_tokenizer_json());
-  Model m = load_model(*dir_ / "broken");
-  const Forced& f = launches_->front();
-  host::CheckReport r = host::check_launch(m, {.threads = 1, .skip_zero_rows = true}, f.prompt, f.records);
-  ASSERT_TRUE(r.first.has_value());
-  EXPECT_EQ(r.first->token, static_cast<int64_t>(f.prompt.size()) - 1) << r.first->text();
-  EXPECT_EQ(r.first->layer, lift::kMemoryLayer) << r.first->text();
-  EXPECT_TRUE(r.first->field.starts_with("memory")) << r.first->text();
-  std::cout << "[ broken ] " << r.first->text() << "\n";
-}
-
-// A scheduler that never picks warp 1 (its rules' output row zeroed) is named at the first
-// token after which the interpreter would run warp 1, in the scheduler's record.
-TEST_F(MachineState_, ABrokenSchedulerDivergesWhereItIsBroken) {
-  lift::Builder b = lift::build_machine();
-  const lift::Layout l = lift::machine_layout();
-  const std::string down = b.layer(lift::kSchedLayer + 1) + "mlp.down_proj.weight";
-  for (int64_t u = 0; u < b.config.intermediate_size; ++u) b.at(down, l["nw"].dim(1), u) = 0.0f;
-  b.write(*dir_ / "broken-scheduler", DType::f32, lift::machine_tokenizer_json());
-  Model m = load_model(*dir_ / "broken-scheduler");
-  const Forced& f = launches_->front();  // vecadd: 3 warps
-  int64_t want = -1;
-  MachineState st;
-  for (size_t i = 0; i < f.prompt.size() + f.records.size() && want < 0; ++i) {
-    apply(st, i < f.prompt.size() ? f.prompt[i] : f.records[i - f.prompt.size()]);
-    if (st.phase == Phase::kRunning && schedule(st).kind == Tok::kSched && schedule(st).x == 1) want = i;
-  }
-  ASSERT_GE(want, 0);
-  host::CheckReport r = host::check_launch(m, {.threads = 1, .skip_zero_rows = true}, f.prompt, f.records);
-  ASSERT_TRUE(r.first.has_value());
-  EXPECT_EQ(r.first->token, want) << r.first->text();
-  EXPECT_EQ(r.first->layer, lift::kSchedLayer + lift::kSchedLayers - 1) << r.first->text();
-  EXPECT_EQ(r.first->field, "the scheduler's next record") << r.first->text();
-  std::cout << "[ broken ] " << r.first->text() << "\n";
-}
-
 TEST_F(MachineState_, F32) { check({DType::f32, Rounding::llama_cpp}); }
 TEST_F(MachineState_, Bf16) { check({DType::bf16, Rounding::llama_cpp}); }
 TEST_F(MachineState_, Bf16Transformers) { check({DType::bf16, Rounding::transformers}); }

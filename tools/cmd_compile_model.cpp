@@ -1,7 +1,6 @@
 // `qgpu compile-model --out DIR [--dtype f32|bf16|f16]`: writes the GPU-only model (the
 // machine compiled into Qwen3.5 layers, src/lift/) as a Hugging Face checkpoint in DIR and
-// as DIR/model.gguf for llama.cpp. Today the model loads the program image (ROM and
-// memory); execution records come with the next stages.
+// as DIR/model.gguf for llama.cpp, and prints what the weights use.
 #include <fmt/format.h>
 
 #include "base/error.h"
@@ -20,14 +19,18 @@ void add_compile_model_command(CLI::App& app) {
   cmd->callback([=] {
     auto t = engine::parse_dtype(*dtype);
     if (!t) fail("--dtype {}: expected f32, bf16 or f16", *dtype);
-    lift::Builder b = lift::build_machine();
-    b.write(*out, *t, lift::machine_tokenizer_json());
+    std::string summary;
+    {  // the weights in memory are freed before the GGUF is written from the checkpoint
+      lift::Builder b = lift::build_machine();
+      summary = lift::machine_summary(b);
+      b.write(*out, *t, lift::machine_tokenizer_json());
+    }
     engine::Model m = engine::load_model(*out);
     engine::write_gguf_model(m, *out + "/model.gguf", *t);
     const engine::Config& c = m.config;
     fmt::print("wrote {} (HF) and {}/model.gguf: {} layers, hidden {}, vocab {}, {}\n", *out, *out,
                c.num_hidden_layers, c.hidden_size, c.vocab_size, engine::dtype_name(*t));
-    fmt::print("{}", lift::machine_summary(b));
+    fmt::print("{}", summary);
   });
 }
 

@@ -10,12 +10,20 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 
 #include "base/error.h"
 #include "gpu/alu.h"
 
 namespace qgpu {
+
+namespace {
+std::atomic<int64_t> g_calls{0};  // interpreter_calls()
+}  // namespace
+
+int64_t interpreter_calls() { return g_calls.load(); }
+
 namespace {
 
 bool has(int mask, int lane) { return mask >> lane & 1; }
@@ -389,6 +397,7 @@ bool cta_released(const MachineState& s, int cta) {
 }  // namespace
 
 Rec schedule(const MachineState& s) {
+  ++g_calls;
   for (int cta = 0; cta < ctas_per_wave(s.launch); ++cta)
     if (cta_released(s, cta)) return {Tok::kBar, cta, 1 - s.bar_parity[cta]};
   for (int k = 1; k <= kWarps; ++k) {
@@ -440,6 +449,7 @@ uint32_t special_value(const MachineState& s, int warp, int lane, Special sp) {
 }
 
 void apply(MachineState& s, const Rec& r) {
+  ++g_calls;
   if (!valid_record(r)) fail("record {}: fields out of range for '{}'", s.consumed, family(r.kind).name);
   Phase want = phase_of(r.kind);
   if (want != Phase::kEmpty) require_phase(s, r, want);
@@ -483,6 +493,7 @@ void apply(MachineState& s, const Rec& r) {
 }
 
 Rec next_record(const MachineState& s) {
+  ++g_calls;
   CHECK(s.phase == Phase::kRunning);
   if (std::optional<Rec> r = next_body_record(s)) return *r;
   return schedule(s);

@@ -67,6 +67,9 @@ void apply(MachineState& s, const Rec& r);
 // The record the machine emits next; s.phase must be kRunning. Throws Error (a trap)
 // for a program that reads an unwritten register or memory word, or leaves memory.
 Rec next_record(const MachineState& s);
+// How many times apply(), next_record() and schedule() have run in this process (run()
+// calls them): the test that the model path never calls the interpreter reads it.
+int64_t interpreter_calls();
 // Between steps: release a barrier, else run the next warp round-robin (its lanes with the
 // smallest PC), else start the next wave, else end. next_record() emits it when the step's
 // body is done; the model computes it at every token (the divergence finder compares both).

@@ -10,8 +10,9 @@ namespace qgpu::host {
 // $QGPU_CACHE_DIR, else $XDG_CACHE_HOME/qgpu, else $HOME/.cache/qgpu.
 std::string cache_root();
 // cache_root()/gpu-<fingerprint>, an HF checkpoint directory (f32), built there first if
-// it is missing: written into a temporary directory and renamed, so a killed build or two
-// concurrent ones never leave a half-written model. Progress goes to stderr.
+// it is missing: written into a temporary directory and renamed, so a killed build never
+// leaves a half-written model; concurrent callers wait for one build (a file lock) rather
+// than each holding a model in memory. Progress goes to stderr.
 std::string machine_model_dir();
 
 }  // namespace qgpu::host

@@ -85,14 +85,21 @@ float& Builder::conv(int il, int64_t channel, int tap) {
 
 void Builder::write(const std::string& dir, engine::DType dtype, const std::string& tokenizer_json) const {
   std::filesystem::create_directories(dir);
+  // f32 tensors are written from the values in place (no copy of the model); others are
+  // converted first.
   std::vector<engine::TensorData> data;
+  std::vector<engine::TensorView> views;
+  data.reserve(values.size());  // views point into data
   for (const auto& [name, v] : values) {
     // A_log and the gated norm stay f32, as in the official checkpoints.
     bool keep_f32 = name.ends_with("A_log") || name.ends_with("linear_attn.norm.weight");
-    data.push_back(engine::make_tensor(name, keep_f32 ? engine::DType::f32 : dtype, shapes.at(name), v));
+    if (keep_f32 || dtype == engine::DType::f32) {
+      views.push_back({name, engine::DType::f32, shapes.at(name), v.data()});
+      continue;
+    }
+    data.push_back(engine::make_tensor(name, dtype, shapes.at(name), v));
+    views.push_back(data.back().view());
   }
-  std::vector<engine::TensorView> views;
-  for (const auto& d : data) views.push_back(d.view());
   engine::write_safetensors_dir(dir, views);
   engine::Config c = config;
   c.dtype = engine::torch_dtype_name(dtype);
