@@ -3,9 +3,11 @@
 // token for token and the memory read out of the model's state equals the interpreter's,
 // in f32, bf16, f16 and bf16 with transformers' rounding, and the model path never calls
 // the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
-// values, loads, stores, a barrier, two waves) and random programs of the ops the ALU has
-// so far (mov, add, sub, ld, st, exit) with random 32-bit immediates and specials, so the
-// adder sees every carry chain and the uniform check both answers. `qgpu asm --engine
+// values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
+// divergence, compares, predicate logic, guards) and random programs of the ops the ALU
+// has so far (mov, add, sub, ld, st, setp.*, predicate logic, guards, exit) with random
+// 32-bit immediates and specials, so the adder sees every carry chain, the compares every
+// class pair and the uniform check both answers. `qgpu asm --engine
 // model` reports the same outputs, and a kernel with an op the model lacks gets one error.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -58,12 +60,25 @@ Case random_case(int seed) {
                                      : fmt::format("    {} r{}, {}, {}\n", op, d, a, operand());
     written.push_back(d);
   }
+  // Compares, predicate logic and guarded values.
+  const char* compares[] = {"eq", "ne", "lt.s", "le.s", "gt.s", "ge.s", "lt.u", "le.u", "gt.u", "ge.u"};
+  const char* logic[] = {"and", "or", "xor"};
+  auto reg = [&]() { return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]); };
+  auto value_or_special = [&]() { return pick(2) ? reg() : std::string(specials[pick(8)]); };
+  text += fmt::format("    setp.{} p0, {}, {}\n", compares[pick(10)], value_or_special(), operand());
+  text += fmt::format("    setp.{} p1, {}, {}\n", compares[pick(10)], value_or_special(), pick(3) ? reg() : operand());
+  text += fmt::format("    {}.pred p2, p0, p1\n    not.pred p3, p2\n", logic[pick(3)]);
+  text += fmt::format("    @p3 add r11, {}, {}\n    @!p3 sub r11, {}, {}\n", reg(), operand(), reg(), operand());
+  text += fmt::format("    mov.pred p1, {}\n    @!p1 mov r11, 5\n", pick(2));
+  written.push_back(11);
   text += fmt::format("    st [r0+out], r{}\n    st [r0+out2], r{}\n    exit\n", written.back(), written[written.size() - 2]);
   return {fmt::format("random{}", seed), assemble(text, fmt::format("random{}.qasm", seed))};
 }
 
 std::vector<Case> cases() {
-  std::vector<Case> c = {{"lanes", assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/lanes.qasm"), "lanes.qasm")}};
+  std::vector<Case> c;
+  for (const char* name : {"lanes", "loops"})
+    c.push_back({name, assemble(test_util::read_file(fmt::format("{}/examples/{}.qasm", QGPU_SOURCE_DIR, name)), name)});
 #if defined(__SANITIZE_ADDRESS__)
   const int seeds = 1;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs
 #else

@@ -226,7 +226,8 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
 }
 
 // The residual after the operand layer: the lane of the record the interpreter emits next
-// (a value's or a store's; none for other records) and that lane's operands a, b, c.
+// (a value's or a store's, a pred's first lane; none for other records) and that lane's
+// operands a, b, c.
 // %ctaid is not compared: it is not built yet (the model reads 0).
 Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span<const float> x) {
   const int L = lift::kOperandLayer;
@@ -239,6 +240,7 @@ Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span
     case Tok::kMid2: lane = tag_lane(st.window[2].x); break;
     case Tok::kTail: lane = tag_lane(st.window[1].x); break;
     case Tok::kSt: lane = next.x; break;
+    case Tok::kPred: lane = tag_lane(next.x); break;  // the first effective lane
     default: break;
   }
   auto lane_text = [](std::optional<int64_t> v) {

@@ -141,6 +141,16 @@ void execute_fields(Layout& l) {
   l.add("res", 128);        // L9 MLP: lane nl's result
   l.add("fits", 2);         // 0: res is a one-token value
   l.add("ef", kEmitFamilies);  // the record family emitted next
+  // The predicate ops, per lane (stage_pred.cpp).
+  for (int lane = 0; lane < kLanes; ++lane) {
+    const std::string s = std::to_string(lane);
+    l.add("cmpn" + s, 8 * 3);  // L6 MLP: a against b per nibble: lt, eq, gt
+    l.add("cms" + s, 3);       // the top nibble, signed
+    l.add("pl" + s, 2);        // predicate logic: 0 true, 1 false
+    l.add("cu" + s, 3);        // L7 MLP: a against b, unsigned: lt, eq, gt
+    l.add("cs" + s, 3);        // signed
+    l.add("pb" + s, 2);        // L8 MLP: the pred record's bit: 0 set, 1 clear
+  }
 }
 
 }  // namespace
@@ -170,9 +180,9 @@ std::vector<int> machine_hots() {
       kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kLanes + 3 + 96 + 16,        // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl
-      0, 6 + 1 + 7,                       // L7 MLP: cmp; uni, car
-      0, kLanes + 2 + 8 + kLanes,         // L8 MLP: smk, mhi, mlo; sum, etag
+      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes,  // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl
+      0, 6 + 1 + 7 + 2 * kLanes,          // L7 MLP: cmp; uni, car; cu, cs
+      0, kLanes + 2 + 8 + kLanes + kLanes,  // L8 MLP: smk, mhi, mlo; sum, etag; pb
       8, 8 + 1 + 1,                       // L9: mr; MLP: res, fits, ef
   };
   std::vector<int> h = {kEmbedHots};
@@ -182,7 +192,7 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 5632;
+  c.hidden_size = 5760;
   c.num_hidden_layers = 10;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
                    "full_attention",   "linear_attention", "linear_attention", "linear_attention", "linear_attention"};
@@ -219,6 +229,7 @@ Builder build_machine() {
   build_scheduler(n);
   build_operands(n);
   build_alu(n);
+  build_predicates(n);
   build_emit(n);
   return b;
 }
@@ -244,7 +255,7 @@ std::string machine_summary(const Builder& b) {
     params += static_cast<int64_t>(v.size());
     for (float x : v) nonzero += x != 0.0f;
   }
-  std::string heads;
+  std::string heads, mlp;
   int total_heads = 0, widest = 0, widest_layer = 0;
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     if (c.is_linear(il)) {
@@ -269,11 +280,13 @@ std::string machine_summary(const Builder& b) {
       units += any;
     }
     if (units > widest) widest = units, widest_layer = il;
+    mlp += fmt::format("{}L{} {}", mlp.empty() ? "" : ", ", il, units);
   }
   return fmt::format(
       "residual: {} of {} dims used\nDeltaNet heads used: {} ({})\nwidest MLP: {} of {} units (layer {})\n"
-      "parameters: {} ({} nonzero)\n",
-      machine_layout().used, c.hidden_size, total_heads, heads, widest, c.intermediate_size, widest_layer, params, nonzero);
+      "MLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\n",
+      machine_layout().used, c.hidden_size, total_heads, heads, widest, c.intermediate_size, widest_layer, mlp, params,
+      nonzero);
 }
 
 }  // namespace qgpu::lift

@@ -186,6 +186,7 @@ void build_lm_head(Net& n) {
       case Tok::kPred:
         family(id, kEmitPred);
         h.bits(id, "eff", r.x);
+        h.bits(id, "pb", r.y);
         break;
       case Tok::kBr:
         family(id, kEmitBr);
@@ -231,8 +232,9 @@ std::optional<std::string> generation_gap(std::span<const Instr> code) {
       case Op::kBar:
         break;
       default:
-        return fmt::format("block {}: {} (the model's ALU has mov, add, sub, ld, st, bra, bar and exit so far)", b,
-                           op_info(in.op).mnemonic);
+        if (op_info(in.op).effect == Effect::kPred) break;  // setp.*, and/or/xor/not/mov.pred
+        return fmt::format("block {}: {} (the model's ALU has mov, add, sub, ld, st, the setp and predicate ops, "
+                           "bra, bar and exit so far)", b, op_info(in.op).mnemonic);
     }
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&

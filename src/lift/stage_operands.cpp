@@ -102,10 +102,11 @@ void next_lane_rules(Net& n, Mlp& m) {
   const int none = n.dim("nl", kLanes);
   const Lit values = ops_with(n, {Effect::kValue, Effect::kAtomic}), not_values = ops_with(n, {Effect::kValue, Effect::kAtomic}, true);
   const Lit stores = ops_with(n, {Effect::kStore}), not_stores = ops_with(n, {Effect::kStore}, true);
-  const Lit both = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore});
-  const Lit neither = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore}, true);
+  // pred steps too: their lane nl gives every lane the operands they share (oa, ob).
+  const Lit both = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore, Effect::kPred});
+  const Lit neither = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore, Effect::kPred}, true);
   m.rule({n.families({Tok::kSched, Tok::kSmall, Tok::kTail, Tok::kHead, Tok::kMid1, Tok::kMid2, Tok::kSt}, true)}, {none});
-  // sched: the first effective lane of a value, atomic or store step.
+  // sched: the first effective lane of a value, atomic, store or pred step.
   m.rule({{n.fam(Tok::kSched)}, neither}, {none});
   first_effective(n, m, {{n.fam(Tok::kSched)}, both}, -1);
   // v, t: after a one-lane value the next effective lane; after a broadcast, none.
