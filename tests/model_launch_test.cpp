@@ -5,7 +5,8 @@
 // the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
 // divergence, compares, predicate logic, guards) and random programs of the ops the ALU
-// has so far (mov, add, sub, ld, st, setp.*, predicate logic, guards, exit) with random
+// has so far (mov, add, sub, neg, abs, min, max, and, or, xor, not, selp, ld, st, setp.*,
+// predicate logic, guards, exit) with random
 // 32-bit immediates and specials, so the adder sees every carry chain, the compares every
 // class pair and the uniform check both answers. `qgpu asm --engine
 // model` reports the same outputs, and a kernel with an op the model lacks gets one error.
@@ -51,13 +52,14 @@ Case random_case(int seed) {
       default: return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]);
     }
   };
-  for (int i = 0; i < 10; ++i) {
+  const char* unary[] = {"mov", "neg", "abs", "not"};
+  const char* binary[] = {"add", "sub", "add", "sub", "min.s", "min.u", "max.s", "max.u", "and", "or", "xor"};
+  for (int i = 0; i < 12; ++i) {
     const int d = 2 + pick(9);
-    const char* op = pick(5) == 0 ? "mov" : pick(2) ? "add" : "sub";
     std::string a = operand();
     if (a[0] != 'r' && a[0] != '%') a = fmt::format("r{}", written[pick(static_cast<int>(written.size()))]);  // an immediate at most once
-    text += std::string(op) == "mov" ? fmt::format("    mov r{}, {}\n", d, operand())
-                                     : fmt::format("    {} r{}, {}, {}\n", op, d, a, operand());
+    text += pick(4) == 0 ? fmt::format("    {} r{}, {}\n", unary[pick(4)], d, operand())
+                         : fmt::format("    {} r{}, {}, {}\n", binary[pick(11)], d, a, operand());
     written.push_back(d);
   }
   // Compares, predicate logic and guarded values.
@@ -70,7 +72,9 @@ Case random_case(int seed) {
   text += fmt::format("    {}.pred p2, p0, p1\n    not.pred p3, p2\n", logic[pick(3)]);
   text += fmt::format("    @p3 add r11, {}, {}\n    @!p3 sub r11, {}, {}\n", reg(), operand(), reg(), operand());
   text += fmt::format("    mov.pred p1, {}\n    @!p1 mov r11, 5\n", pick(2));
+  text += fmt::format("    selp r12, r11, {}, p{}\n", operand(), pick(4));
   written.push_back(11);
+  written.push_back(12);
   text += fmt::format("    st [r0+out], r{}\n    st [r0+out2], r{}\n    exit\n", written.back(), written[written.size() - 2]);
   return {fmt::format("random{}", seed), assemble(text, fmt::format("random{}.qasm", seed))};
 }

@@ -151,6 +151,10 @@ void execute_fields(Layout& l) {
     l.add("cs" + s, 3);        // signed
     l.add("pb" + s, 2);        // L8 MLP: the pred record's bit: 0 set, 1 clear
   }
+  // The logic ops and min / max (stage_select.cpp).
+  l.add("lbit", 8 * 4 * 2);  // L6 MLP: per nibble and bit: 0 on, 1 off
+  l.add("lg", 128);          // L7 MLP: the logic op's word
+  l.add("pka", 2);           // L8 MLP: min / max take 0 a, 1 b
 }
 
 }  // namespace
@@ -180,9 +184,9 @@ std::vector<int> machine_hots() {
       kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes,  // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl
-      0, 6 + 1 + 7 + 2 * kLanes,          // L7 MLP: cmp; uni, car; cu, cs
-      0, kLanes + 2 + 8 + kLanes + kLanes,  // L8 MLP: smk, mhi, mlo; sum, etag; pb
+      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32,  // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit
+      0, 6 + 1 + 7 + 2 * kLanes + 8,      // L7 MLP: cmp; uni, car; cu, cs; lg
+      0, kLanes + 2 + 8 + kLanes + kLanes + 1,  // L8 MLP: smk, mhi, mlo; sum, etag; pb; pka
       8, 8 + 1 + 1,                       // L9: mr; MLP: res, fits, ef
   };
   std::vector<int> h = {kEmbedHots};
@@ -192,7 +196,7 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 5760;
+  c.hidden_size = 5888;
   c.num_hidden_layers = 10;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
                    "full_attention",   "linear_attention", "linear_attention", "linear_attention", "linear_attention"};
@@ -230,6 +234,7 @@ Builder build_machine() {
   build_operands(n);
   build_alu(n);
   build_predicates(n);
+  build_select(n);
   build_emit(n);
   return b;
 }

@@ -6,7 +6,8 @@
 //      oc; immediates and the other specials are the same for every lane);
 //      the adder's first half: per nibble the sum x + y (+ 1 at nibble 0 for sub) mod 16
 //      (as) and its class: kill, propagate (15) or generate (>= 16) (acl), for add
-//      (oa + ob), sub (oa + ~ob + 1) and addresses (oa + imm: ld, st, atomics);
+//      (oa + ob), sub (oa + ~ob + 1), addresses (oa + imm: ld, st, atomics) and neg, abs
+//      (~oa + 1);
 //   L7 MLP: uni, whether every effective lane reads lane nl's operands (uniform_operands);
 //      car, the carry into nibbles 1..7 (carry lookahead over the classes: rules);
 //   L8 MLP: sum = as + car nibble by nibble; etag, the tag of the value record: every
@@ -120,18 +121,21 @@ int acl(Net& n, int g, int c) { return n.dim("acl", 3 * g + c); }
 // L6: as and acl for one operand pair: steps "x_g + y_g + carry in >= v" telescope the
 // sum's nibble from 0 to v % 16 and the class from kill to propagate (v = 15) and
 // generate (v = 16).
-void adder_digits(Net& n, Mlp& m, const std::vector<int>& ops, const std::string& y, bool complement, int carry_in) {
+void adder_digits(Net& n, Mlp& m, const std::vector<int>& ops, const std::string& x, const std::string& y, bool complement,
+                  int carry_in) {
   std::vector<int> veto;
   for (int d : n.dims("f_op", 0, n.l["f_op"].size))
     if (std::find(ops.begin(), ops.end(), d) == ops.end()) veto.push_back(d);
   for (int g = 0; g < 8; ++g) {
     m.rule({ops}, {as(n, g, 0), acl(n, g, kKill)});
     const int cin = g == 0 ? carry_in : 0;
-    for (int v = 1; v <= 30 + cin; ++v) {
+    for (int v = 1; v <= (x.empty() ? 15 : 30) + cin; ++v) {
       std::vector<Out> outs = {{as(n, g, v - 1), -1}, {as(n, g, v), 1}};
       if (v == 15) outs.insert(outs.end(), {{acl(n, g, kKill), -1}, {acl(n, g, kPropagate), 1}});
       if (v == 16) outs.insert(outs.end(), {{acl(n, g, kPropagate), -1}, {acl(n, g, kGenerate), 1}});
-      m.step({nibble(n, "oa", g), nibble(n, y, g, 1, complement)}, v - cin, veto, outs);
+      std::vector<Term> terms = {nibble(n, y, g, 1, complement)};
+      if (!x.empty()) terms.push_back(nibble(n, x, g));
+      m.step(terms, v - cin, veto, outs);
     }
   }
 }
@@ -140,15 +144,17 @@ void adder_first_half(Net& n, Mlp& m) {
   const std::vector<int> add = op_dims(n, {Op::kAdd}), sub = op_dims(n, {Op::kSub});
   const std::vector<int> addr = op_dims(n, {Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
                                             Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas});
-  adder_digits(n, m, add, "ob", false, 0);
-  adder_digits(n, m, sub, "ob", true, 1);
-  adder_digits(n, m, addr, "f_imm", false, 0);
+  const std::vector<int> neg = op_dims(n, {Op::kNeg, Op::kAbs});
+  adder_digits(n, m, add, "oa", "ob", false, 0);
+  adder_digits(n, m, sub, "oa", "ob", true, 1);
+  adder_digits(n, m, addr, "oa", "f_imm", false, 0);
+  adder_digits(n, m, neg, "", "oa", true, 1);  // 0 + ~a + 1
   std::vector<int> zero;
   for (int g = 0; g < 8; ++g) zero.insert(zero.end(), {as(n, g, 0), acl(n, g, kKill)});
   std::vector<int> rest;
   for (int d : n.dims("f_op", 0, n.l["f_op"].size))
     if (std::find(add.begin(), add.end(), d) == add.end() && std::find(sub.begin(), sub.end(), d) == sub.end() &&
-        std::find(addr.begin(), addr.end(), d) == addr.end())
+        std::find(addr.begin(), addr.end(), d) == addr.end() && std::find(neg.begin(), neg.end(), d) == neg.end())
       rest.push_back(d);
   m.rule({rest}, zero);
 }

@@ -2,14 +2,18 @@
 // emits next, chosen from the state the earlier layers decoded.
 //   L9 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
 //      nl's address (the adder's sum), every other token the null slot: mr;
-//   L9 MLP: res, lane nl's result word (mov: oa; add, sub: the sum; ld: mr; ops the ALU
-//      does not have yet: 0); fits, whether it is a one-token value (-256..511); ef, the
-//      record family: a body record (value, its next byte m1 m2 t, pred, br, st) while
-//      the step's body goes on, else the scheduler's (bar, sched, wave, end);
+//   L9 MLP: res, lane nl's result word (mov: oa; add, sub, neg: the sum; abs: the sum or
+//      oa by a's sign; ld: mr; selp: oa or ob by oc; min, max: by pka; and, or, xor, not:
+//      lg; ops the ALU does not have yet: 0); fits, whether it is a one-token value
+//      (-256..511); ef, the record family: a body record (value, its next byte m1 m2 t,
+//      pred, br, st) while the step's body goes on, else the scheduler's (bar, sched,
+//      wave, end);
 //   LM head: a token's logit is kFamilyLogit for its family in ef (values: plus
 //      kFitsLogit for v when res fits, for h when not) plus one per field that matches
 //      (tag rails, result nibbles, lanes, word, warp, block, mask, slot, parity, wave), so
 //      the record whose fields all match wins by at least 1 and greedy decoding emits it.
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 #include <fmt/format.h>
@@ -68,13 +72,17 @@ void build_load(Net& n) {
   for (int j = 0; j < 128; ++j) m.read(j, n.dim("mr", j), 8);
 }
 
-// res and fits for one source word (`from`) under the listed ops.
-void result_rules(Net& n, Mlp& m, const std::vector<int>& ops, const std::string& from) {
-  for (int j = 0; j < 128; ++j) m.rule({ops, {n.dim(from, j)}}, {n.dim("res", j)});
+// res and fits for one source word (`from`) when the literals `when` hold.
+void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::string& from) {
+  auto with = [&](std::vector<Lit> more) {
+    more.insert(more.begin(), when.begin(), when.end());
+    return more;
+  };
+  for (int j = 0; j < 128; ++j) m.rule(with({{n.dim(from, j)}}), {n.dim("res", j)});
   auto d = [&](int g, int v) { return n.dim(from, 16 * g + v); };
   const int yes = n.dim("fits", 0), no = n.dim("fits", 1);
   // 0..511: nibble 2 is 0 or 1, 3..7 are 0; -256..-1: nibbles 2..7 are 15.
-  std::vector<Lit> small = {ops, {d(2, 0), d(2, 1)}}, negative = {ops, {d(2, 15)}};
+  std::vector<Lit> small = with({{d(2, 0), d(2, 1)}}), negative = with({{d(2, 15)}});
   for (int g = 3; g < 8; ++g) {
     std::vector<Lit> not_small = small, not_negative = negative;
     Lit other_zero, other_f;
@@ -91,16 +99,37 @@ void result_rules(Net& n, Mlp& m, const std::vector<int>& ops, const std::string
   m.rule(negative, {yes});
   Lit middle;
   for (int v = 2; v < 15; ++v) middle.push_back(d(2, v));
-  m.rule({ops, middle}, {no});
+  m.rule(with({middle}), {no});
 }
 
+// The ops whose result the ALU has (generation_gap's list).
+constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, Op::kLd, Op::kSelp, Op::kMinS, Op::kMinU,
+                             Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot};
+
 void results(Net& n, Mlp& m) {
-  result_rules(n, m, op_dims(n, {Op::kMov}), "oa");
-  result_rules(n, m, op_dims(n, {Op::kAdd, Op::kSub}), "sum");
-  result_rules(n, m, op_dims(n, {Op::kLd}), "mr");
+  auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
+  result_rules(n, m, {ops({Op::kMov})}, "oa");
+  result_rules(n, m, {ops({Op::kAdd, Op::kSub, Op::kNeg})}, "sum");
+  result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7 + 8, 8)}, "sum");  // a < 0: ~a + 1
+  result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7, 8)}, "oa");
+  result_rules(n, m, {ops({Op::kLd})}, "mr");
+  result_rules(n, m, {ops({Op::kSelp}), {n.dim("oc", 1)}}, "oa");  // c is the word 0 or 1
+  Lit not_one = n.dims("oc", 2, 14);
+  not_one.push_back(n.dim("oc", 0));
+  result_rules(n, m, {ops({Op::kSelp}), not_one}, "ob");
+  const Lit minmax = ops({Op::kMinS, Op::kMinU, Op::kMaxS, Op::kMaxU});
+  result_rules(n, m, {minmax, {n.dim("pka", 0)}}, "oa");
+  result_rules(n, m, {minmax, {n.dim("pka", 1)}}, "ob");
+  result_rules(n, m, {ops({Op::kAnd, Op::kOr, Op::kXor, Op::kNot})}, "lg");
   std::vector<int> zero = {n.dim("fits", 0)};
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("res", 16 * g));
-  m.rule({op_dims(n, {Op::kMov, Op::kAdd, Op::kSub, Op::kLd}, true)}, zero);
+  Lit rest;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    for (Op o : kResultOps) listed |= code == static_cast<int>(o) + 1;
+    if (!listed) rest.push_back(n.dim("f_op", code));
+  }
+  m.rule({rest}, zero);
 }
 
 // ef: the body record's family while the step's body goes on, else the scheduler's.
@@ -227,15 +256,12 @@ void build_lm_head(Net& n) {
 std::optional<std::string> generation_gap(std::span<const Instr> code) {
   for (size_t b = 0; b < code.size(); ++b) {
     const Instr& in = code[b];
-    switch (in.op) {
-      case Op::kMov: case Op::kAdd: case Op::kSub: case Op::kLd: case Op::kSt: case Op::kBra: case Op::kExit:
-      case Op::kBar:
-        break;
-      default:
-        if (op_info(in.op).effect == Effect::kPred) break;  // setp.*, and/or/xor/not/mov.pred
-        return fmt::format("block {}: {} (the model's ALU has mov, add, sub, ld, st, the setp and predicate ops, "
-                           "bra, bar and exit so far)", b, op_info(in.op).mnemonic);
-    }
+    const Effect e = op_info(in.op).effect;
+    const bool built = e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
+                       e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
+    if (!built)
+      return fmt::format("block {}: {} (the model's ALU has mov, add, sub, neg, abs, min, max, and, or, xor, not, "
+                         "selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b, op_info(in.op).mnemonic);
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&
           (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)))

@@ -43,6 +43,9 @@ void build_alu(Net& n);
 // stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L6-L8.
 void build_predicates(Net& n);
 
+// stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L6-L8.
+void build_select(Net& n);
+
 // stage_emit.cpp: the load read (L9 memory head), the result, whether it fits one token
 // and the record family (L9 MLP), the LM head.
 void build_emit(Net& n);

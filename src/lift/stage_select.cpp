@@ -1,0 +1,108 @@
+// The value ops that choose or combine bits rather than add (docs/design.md §3), for lane
+// nl, by threshold steps:
+//   L6 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
+//      >= 1, = 1) and not (a = 0), vetoed unless the op is the one: all off otherwise;
+//   L7 MLP: lg, those bits as nibbles (steps on the bits' weighted sum);
+//   L8 MLP: pka, whether min / max take a (lane nl's compare of a and b from
+//      stage_pred.cpp: cu{l}, cs{l}).
+// L9's result select (stage_emit.cpp) takes lg for the logic ops, pka's operand for min
+// and max, oa or ob by the predicate oc for selp, and the adder's ~a + 1 for neg and abs.
+#include <algorithm>
+#include <string>
+
+#include "gpu/isa.h"
+#include "lift/machine_model.h"
+#include "lift/stages.h"
+
+namespace qgpu::lift {
+namespace {
+
+using Lit = Mlp::Literal;
+using Term = Mlp::Term;
+
+int lbit(Net& n, int g, int k, bool on) { return n.dim("lbit", (4 * g + k) * 2 + (on ? 0 : 1)); }
+
+std::vector<int> veto_unless(Net& n, Op op) {
+  std::vector<int> v;
+  for (int code = 0; code < n.l["f_op"].size; ++code)
+    if (code != static_cast<int>(op) + 1) v.push_back(n.dim("f_op", code));
+  return v;
+}
+
+// Bit k of nibble g of a word field, times sign.
+Term bit(Net& n, const std::string& field, int g, int k, int sign) {
+  Term t;
+  for (int v = 0; v < 16; ++v) {
+    t.dims.push_back(n.dim(field, 16 * g + v));
+    t.weight.push_back(sign * (v >> k & 1));
+  }
+  return t;
+}
+
+void logic_bits(Net& n, Mlp& m) {
+  std::vector<int> off;
+  for (int g = 0; g < 8; ++g)
+    for (int k = 0; k < 4; ++k) off.push_back(lbit(n, g, k, false));
+  m.rule({n.dims("fam", 0, kNumFamilies)}, off);
+  for (int g = 0; g < 8; ++g)
+    for (int k = 0; k < 4; ++k) {
+      const std::vector<Term> both = {bit(n, "oa", g, k, 1), bit(n, "ob", g, k, 1)};
+      const std::vector<Mlp::Out> turn_on = {{lbit(n, g, k, false), -1}, {lbit(n, g, k, true), 1}};
+      const std::vector<Mlp::Out> turn_off = {{lbit(n, g, k, false), 1}, {lbit(n, g, k, true), -1}};
+      m.step(both, 2, veto_unless(n, Op::kAnd), turn_on);
+      m.step(both, 1, veto_unless(n, Op::kOr), turn_on);
+      m.step(both, 1, veto_unless(n, Op::kXor), turn_on);
+      m.step(both, 2, veto_unless(n, Op::kXor), turn_off);
+      m.step({bit(n, "oa", g, k, -1)}, 0, veto_unless(n, Op::kNot), turn_on);
+    }
+}
+
+void logic_nibbles(Net& n, Mlp& m) {
+  std::vector<int> zero;
+  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("lg", 16 * g));
+  m.rule({n.dims("fam", 0, kNumFamilies)}, zero);
+  for (int g = 0; g < 8; ++g) {
+    std::vector<Term> value;
+    for (int k = 0; k < 4; ++k) value.push_back({{lbit(n, g, k, true)}, {1 << k}});
+    for (int v = 1; v < 16; ++v) m.step(value, v, {}, {{n.dim("lg", 16 * g + v - 1), -1}, {n.dim("lg", 16 * g + v), 1}});
+  }
+}
+
+// pka: 0 take a, 1 take b.
+void pick_rules(Net& n, Mlp& m) {
+  struct MinMax {
+    Op op;
+    const char* field;
+    std::vector<int> take_a;  // classes of a against b (lt 0, eq 1, gt 2)
+  };
+  const MinMax ops[] = {{Op::kMinS, "cs", {0, 1}}, {Op::kMinU, "cu", {0, 1}}, {Op::kMaxS, "cs", {2, 1}}, {Op::kMaxU, "cu", {2, 1}}};
+  Lit minmax, others;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    for (const MinMax& o : ops) listed |= code == static_cast<int>(o.op) + 1;
+    (listed ? minmax : others).push_back(n.dim("f_op", code));
+  }
+  m.rule({others}, {n.dim("pka", 0)});
+  m.rule({minmax, {n.dim("nl", kLanes)}}, {n.dim("pka", 0)});
+  for (const MinMax& o : ops)
+    for (int l = 0; l < kLanes; ++l) {
+      const std::string f = o.field + std::to_string(l);
+      Lit a, b;
+      for (int r = 0; r < 3; ++r)
+        (std::find(o.take_a.begin(), o.take_a.end(), r) != o.take_a.end() ? a : b).push_back(n.dim(f, r));
+      const Lit op = {n.dim("f_op", static_cast<int>(o.op) + 1)}, lane = {n.dim("nl", l)};
+      m.rule({op, lane, a}, {n.dim("pka", 0)});
+      m.rule({op, lane, b}, {n.dim("pka", 1)});
+    }
+}
+
+}  // namespace
+
+void build_select(Net& n) {
+  Mlp first(n, kAluLayer), second(n, kAluLayer + 1), third(n, kAluLayer + 2);
+  logic_bits(n, first);
+  logic_nibbles(n, second);
+  pick_rules(n, third);
+}
+
+}  // namespace qgpu::lift
