@@ -120,9 +120,10 @@ TEST_F(CompileCli, OptionErrors) {
     std::string options, err;
   };
   const Case cases[] = {
-      {" --engine model", "--engine model: the compiled model holds the machine's state but does not generate "
-                          "execution records yet (issue 5, docs/design.md §3); use --engine interp, or --check "
-                          "to compare the model's state with the interpreter's record by record"},
+      {" --engine model", "--engine model: prefix: the compiled model cannot generate this kernel's records yet: "
+                          "block 0: mad.lo (the model's ALU has mov, add, sub, neg, abs, min, max, and, or, xor, not, "
+                          "shl, shr, selp, ld, st, setp and the predicate ops, bra, bar and exit so far). Use --engine "
+                          "interp, or --check to compare the state the model holds with the interpreter's for any kernel"},
       {" --check --rounding bf16", "--rounding bf16: expected llama or transformers"},
       {" --engine gpu", "--engine gpu: expected interp or model"},
       {" --dtype f64", "--dtype f64: expected f32, bf16 or f16"},

@@ -4,7 +4,8 @@
 // host::read_llama_state turns it into an engine::State. Checked: (a) on tiny random models
 // the state equals our engine's (the mapping of heads, transposes and conv windows); (b) on
 // the GPU-only machine model in f32 and bf16, read_memory / read_rom on llama.cpp's state
-// equal the interpreter's memory and ROM after a real kernel's program image. Needs
+// equal the interpreter's memory and ROM after a real kernel's program image; (c) llama.cpp
+// generating a launch on the same GGUF (f32, bf16) emits the interpreter's records. Needs
 // `npm ci --prefix tests/llamacpp`; without it the tests skip locally and fail under CI.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "base/error.h"
@@ -270,6 +272,32 @@ TEST_P(LlamaCppMachine, ImageReadOutOfLlamaCppEqualsTheInterpreter) {
   }
 }
 
+// llama.cpp generating a launch on the GGUF: greedy decoding from the program image of
+// examples/loops.qasm (a divergent loop, compares, predicate logic, guards) gives the
+// interpreter's records token for token.
+void expect_llama_generates(const std::string& gguf, DType t) {
+  Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/loops.qasm"), "loops.qasm");
+  Trace want = run(p, p.launch);
+  std::vector<int32_t> prompt;
+  for (const Rec& r : want.prompt) prompt.push_back(token_id(r));
+  const std::string cmd = fmt::format("node {}/llama_run.mjs --model '{}' --threads 1 --greedy-only --tokens {} --generate {}",
+                                      harness(), gguf, join(prompt), want.records.size());
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr) << cmd;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << cmd;
+  std::vector<int32_t> got = nlohmann::json::parse(out)["generated"].get<std::vector<int32_t>>();
+  ASSERT_EQ(got.size(), want.records.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_EQ(got[i], token_id(want.records[i])) << dtype_name(t) << " record " << i << ": llama.cpp emitted "
+                                                 << record_text(decode_token(got[i])) << ", the interpreter "
+                                                 << record_text(want.records[i]);
+  std::cout << "[ generated ] llama.cpp " << dtype_name(t) << " loops.qasm: " << got.size()
+            << " records generated greedily equal the interpreter's\n";
+}
+
 // Teacher forcing in llama.cpp: whole launches (prompt and the interpreter's records) as
 // one prompt; the step and the register file read out of llama.cpp's state equal the
 // interpreter's at the end.
@@ -278,6 +306,7 @@ TEST_P(LlamaCppMachine, ForcedLaunchStateOfLlamaCppEqualsTheInterpreter) {
   const DType t = GetParam();
   const std::string gguf = *dir_ / fmt::format("forced-{}.gguf", dtype_name(t));
   write_gguf_model(load_model(*dir_ / "gpu"), gguf, t);
+  expect_llama_generates(gguf, t);
   std::vector<test_util::Forced> fs = {test_util::corpus_forced("parity_branch", 0),
                                        test_util::corpus_forced("atomic_minmax", 0)};
   std::vector<std::vector<int32_t>> prompts;

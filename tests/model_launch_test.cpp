@@ -5,7 +5,7 @@
 // the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
 // divergence, compares, predicate logic, guards) and random programs of the ops the ALU
-// has so far (mov, add, sub, neg, abs, min, max, and, or, xor, not, selp, ld, st, setp.*,
+// has so far (mov, add, sub, neg, abs, min, max, and, or, xor, not, shifts, selp, ld, st, setp.*,
 // predicate logic, guards, exit) with random
 // 32-bit immediates and specials, so the adder sees every carry chain, the compares every
 // class pair and the uniform check both answers. `qgpu asm --engine
@@ -53,13 +53,14 @@ Case random_case(int seed) {
     }
   };
   const char* unary[] = {"mov", "neg", "abs", "not"};
-  const char* binary[] = {"add", "sub", "add", "sub", "min.s", "min.u", "max.s", "max.u", "and", "or", "xor"};
+  const char* binary[] = {"add", "sub", "add", "sub", "min.s", "min.u", "max.s", "max.u", "and", "or", "xor",
+                          "shl", "shr.u", "shr.s"};
   for (int i = 0; i < 12; ++i) {
     const int d = 2 + pick(9);
     std::string a = operand();
     if (a[0] != 'r' && a[0] != '%') a = fmt::format("r{}", written[pick(static_cast<int>(written.size()))]);  // an immediate at most once
     text += pick(4) == 0 ? fmt::format("    {} r{}, {}\n", unary[pick(4)], d, operand())
-                         : fmt::format("    {} r{}, {}, {}\n", binary[pick(11)], d, a, operand());
+                         : fmt::format("    {} r{}, {}, {}\n", binary[pick(14)], d, a, operand());
     written.push_back(d);
   }
   // Compares, predicate logic and guarded values.

@@ -284,8 +284,16 @@ void write_safetensors(const std::string& path, const std::vector<TensorView>& t
     uint64_t n = header.size();
     for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xff));
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    for (const TensorView& t : tensors)
-      out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes()));
+    for (const TensorView& t : tensors) {
+      if (t.data) {
+        out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes()));
+        continue;
+      }
+      CHECK(t.produce);
+      const std::streampos start = out.tellp();
+      t.produce(out);
+      CHECK(out.tellp() - start == static_cast<std::streamoff>(t.nbytes()));
+    }
   });
 }
 

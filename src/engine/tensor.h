@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +38,9 @@ struct TensorView {
   DType dtype = DType::f32;
   std::vector<int64_t> shape;
   const void* data = nullptr;
+  // Writers only: when data is null, produce(out) writes the nbytes() bytes instead (a
+  // tensor made while it is written: the compiled machine's weights are held sparse).
+  std::function<void(std::ostream&)> produce;
 
   int64_t numel() const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }

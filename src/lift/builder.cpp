@@ -1,8 +1,10 @@
-// Zero-initialised tensors with the identity settings; written through the engine's
-// safetensors writer so the checkpoint is exactly what transformers and our loader read.
+// Zero-initialised tensors with the identity settings, held sparse; written through the
+// engine's safetensors writer so the checkpoint is exactly what transformers and our
+// loader read.
 #include "lift/builder.h"
 
 #include <filesystem>
+#include <ostream>
 
 #include "base/error.h"
 #include "base/mapped_file.h"
@@ -15,10 +17,7 @@ using engine::Config;
 namespace {
 
 void add(Builder& b, const std::string& name, std::vector<int64_t> shape, float fill = 0.0f) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  b.shapes[name] = std::move(shape);
-  b.values[name].assign(static_cast<size_t>(n), fill);
+  b.tensors[name] = {std::move(shape), fill, {}};
 }
 
 void add_layer(Builder& b, int il) {
@@ -56,6 +55,18 @@ void add_layer(Builder& b, int il) {
 
 }  // namespace
 
+int64_t Builder::Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::vector<float> Builder::Tensor::dense() const {
+  std::vector<float> v(static_cast<size_t>(numel()), fill);
+  for (const auto& [i, x] : set) v[static_cast<size_t>(i)] = x;
+  return v;
+}
+
 Builder::Builder(Config c) : config(std::move(c)) {
   int64_t H = config.hidden_size, V = config.vocab_size;
   add(*this, "model.embed_tokens.weight", {V, H});
@@ -67,38 +78,36 @@ Builder::Builder(Config c) : config(std::move(c)) {
 std::string Builder::layer(int il) const { return fmt::format("model.layers.{}.", il); }
 
 float& Builder::at(const std::string& name, int64_t row, int64_t col) {
-  auto it = values.find(name);
-  CHECK(it != values.end());
-  const std::vector<int64_t>& s = shapes.at(name);
-  int64_t cols = s.size() >= 2 ? s[1] : 1;
-  CHECK(row >= 0 && row < s[0] && col >= 0 && col < cols);
-  return it->second[static_cast<size_t>(row * cols + col)];
+  auto it = tensors.find(name);
+  CHECK(it != tensors.end());
+  Tensor& t = it->second;
+  int64_t cols = t.shape.size() >= 2 ? t.shape[1] : 1;
+  CHECK(row >= 0 && row < t.shape[0] && col >= 0 && col < cols);
+  return t.set.try_emplace(row * cols + col, t.fill).first->second;
 }
 
 float& Builder::conv(int il, int64_t channel, int tap) {
-  std::string name = layer(il) + "linear_attn.conv1d.weight";
+  Tensor& t = tensors.at(layer(il) + "linear_attn.conv1d.weight");
   int K = config.linear_conv_kernel_dim;
   CHECK(tap >= 0 && tap < K);
   CHECK(channel >= 0 && channel < config.conv_dim());
-  return values.at(name)[static_cast<size_t>(channel * K + tap)];
+  return t.set.try_emplace(channel * K + tap, t.fill).first->second;
 }
 
 void Builder::write(const std::string& dir, engine::DType dtype, const std::string& tokenizer_json) const {
   std::filesystem::create_directories(dir);
-  // f32 tensors are written from the values in place (no copy of the model); others are
-  // converted first.
-  std::vector<engine::TensorData> data;
+  // Each tensor is made dense (and converted) only while the writer streams it.
   std::vector<engine::TensorView> views;
-  data.reserve(values.size());  // views point into data
-  for (const auto& [name, v] : values) {
+  for (const auto& [name, t] : tensors) {
     // A_log and the gated norm stay f32, as in the official checkpoints.
     bool keep_f32 = name.ends_with("A_log") || name.ends_with("linear_attn.norm.weight");
-    if (keep_f32 || dtype == engine::DType::f32) {
-      views.push_back({name, engine::DType::f32, shapes.at(name), v.data()});
-      continue;
-    }
-    data.push_back(engine::make_tensor(name, dtype, shapes.at(name), v));
-    views.push_back(data.back().view());
+    const engine::DType as = keep_f32 ? engine::DType::f32 : dtype;
+    engine::TensorView v{name, as, t.shape, nullptr};
+    v.produce = [&t, as, name](std::ostream& out) {
+      engine::TensorData d = engine::make_tensor(name, as, t.shape, t.dense());
+      out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+    };
+    views.push_back(std::move(v));
   }
   engine::write_safetensors_dir(dir, views);
   engine::Config c = config;

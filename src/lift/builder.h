@@ -1,11 +1,15 @@
 // Writes a Qwen3.5 checkpoint whose weights are computed, not trained: every tensor of the
 // config exists, zero-filled, with the identity settings of qwen35.md §3.8 (zero-centred
 // norms 0, gated norm 1, A_log for decay exactly 1); the construction then sets entries by
-// HF tensor name. Written as a HF directory (config.json, safetensors, tokenizer.json).
+// HF tensor name. Only the entries set are held (the machine's 2 G weights have about
+// 4 M nonzeros); write() makes each tensor dense on its own while writing it, so memory
+// stays about one tensor. Written as a HF directory (config.json, safetensors,
+// tokenizer.json).
 #pragma once
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/config.h"
@@ -18,9 +22,15 @@ namespace qgpu::lift {
 inline constexpr float kALogNoDecay = -30.0f;
 
 struct Builder {
+  struct Tensor {
+    std::vector<int64_t> shape;
+    float fill = 0.0f;                         // every entry not set
+    std::unordered_map<int64_t, float> set;    // flat index -> value
+    int64_t numel() const;
+    std::vector<float> dense() const;
+  };
   engine::Config config;
-  std::map<std::string, std::vector<int64_t>> shapes;
-  std::map<std::string, std::vector<float>> values;
+  std::map<std::string, Tensor> tensors;
 
   explicit Builder(engine::Config c);
   // The tensor's element [row][col] (2-D) or [row] (1-D; col 0). CHECKs the name and range.

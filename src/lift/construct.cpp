@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/error.h"
+#include "lift/stages.h"
 
 namespace qgpu::lift {
 
@@ -23,6 +24,27 @@ void Net::set_norms() {
       b.at(b.layer(il) + "input_layernorm.weight", d) = rms_at(2 * il) * hot_at(2 * il) - 1.0f;
       b.at(b.layer(il) + "post_attention_layernorm.weight", d) = rms_at(2 * il + 1) * hot_at(2 * il + 1) - 1.0f;
     }
+}
+
+std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except) {
+  std::vector<int> d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    for (Op o : ops) listed |= code == static_cast<int>(o) + 1;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
+}
+
+std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except) {
+  std::vector<int> d;
+  for (int code = 0; code < n.l["f_op"].size; ++code) {
+    bool listed = false;
+    if (code >= 1 && code <= kNumOps)
+      for (Effect e : effects) listed |= op_info(static_cast<Op>(code - 1)).effect == e;
+    if (listed != except) d.push_back(n.dim("f_op", code));
+  }
+  return d;
 }
 
 int Net::fam(Tok t) const { return l["fam"].dim(static_cast<int>(t)); }

@@ -2,6 +2,8 @@
 // (machine_model.h lists the layers; stages.h the stages; construct.h the conventions).
 #include "lift/machine_model.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -155,6 +157,8 @@ void execute_fields(Layout& l) {
   l.add("lbit", 8 * 4 * 2);  // L6 MLP: per nibble and bit: 0 on, 1 off
   l.add("lg", 128);          // L7 MLP: the logic op's word
   l.add("pka", 2);           // L8 MLP: min / max take 0 a, 1 b
+  l.add("sa", 33);           // L6 MLP: the shift amount (32: 32 or more)
+  l.add("sbit", 32 * 2);     // L8 MLP: the shifted word's bits: 0 on, 1 off
 }
 
 }  // namespace
@@ -184,9 +188,9 @@ std::vector<int> machine_hots() {
       kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32,  // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit
+      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1,  // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa
       0, 6 + 1 + 7 + 2 * kLanes + 8,      // L7 MLP: cmp; uni, car; cu, cs; lg
-      0, kLanes + 2 + 8 + kLanes + kLanes + 1,  // L8 MLP: smk, mhi, mlo; sum, etag; pb; pka
+      0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L8 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
       8, 8 + 1 + 1,                       // L9: mr; MLP: res, fits, ef
   };
   std::vector<int> h = {kEmbedHots};
@@ -196,7 +200,7 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 5888;
+  c.hidden_size = 6016;
   c.num_hidden_layers = 10;
   c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
                    "full_attention",   "linear_attention", "linear_attention", "linear_attention", "linear_attention"};
@@ -256,34 +260,31 @@ void write_machine_model(const std::string& dir, engine::DType dtype) {
 std::string machine_summary(const Builder& b) {
   const engine::Config& c = b.config;
   int64_t params = 0, nonzero = 0;
-  for (const auto& [name, v] : b.values) {
-    params += static_cast<int64_t>(v.size());
-    for (float x : v) nonzero += x != 0.0f;
+  for (const auto& [name, t] : b.tensors) {
+    params += t.numel();
+    int64_t set_nonzero = 0;
+    for (const auto& [i, x] : t.set) set_nonzero += x != 0.0f;
+    nonzero += set_nonzero + (t.fill != 0.0f ? t.numel() - static_cast<int64_t>(t.set.size()) : 0);
   }
   std::string heads, mlp;
   int total_heads = 0, widest = 0, widest_layer = 0;
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     if (c.is_linear(il)) {
       // A head is used when its key is (it writes; memory is written and read by the host).
-      const std::vector<float>& qkv = b.values.at(b.layer(il) + "linear_attn.in_proj_qkv.weight");
-      const int64_t dk = c.linear_key_head_dim;
-      int used = 0;
-      for (int h = 0; h < c.linear_num_key_heads; ++h) {
-        bool any = false;
-        for (int64_t r = c.key_dim() + h * dk; r < c.key_dim() + (h + 1) * dk && !any; ++r)
-          for (int64_t d = 0; d < c.hidden_size && !any; ++d) any = qkv[r * c.hidden_size + d] != 0.0f;
-        used += any;
+      std::vector<bool> used(static_cast<size_t>(c.linear_num_key_heads));
+      for (const auto& [i, x] : b.tensors.at(b.layer(il) + "linear_attn.in_proj_qkv.weight").set) {
+        const int64_t row = i / c.hidden_size;
+        if (x != 0.0f && row >= c.key_dim() && row < 2 * c.key_dim())
+          used[static_cast<size_t>((row - c.key_dim()) / c.linear_key_head_dim)] = true;
       }
-      total_heads += used;
-      heads += fmt::format("{}L{} {}", heads.empty() ? "" : ", ", il, used);
+      const int n = static_cast<int>(std::count(used.begin(), used.end(), true));
+      total_heads += n;
+      heads += fmt::format("{}L{} {}", heads.empty() ? "" : ", ", il, n);
     }
-    const std::vector<float>& down = b.values.at(b.layer(il) + "mlp.down_proj.weight");
-    int units = 0;
-    for (int64_t u = 0; u < c.intermediate_size; ++u) {
-      bool any = false;
-      for (int64_t r = 0; r < c.hidden_size && !any; ++r) any = down[r * c.intermediate_size + u] != 0.0f;
-      units += any;
-    }
+    std::vector<bool> unit(static_cast<size_t>(c.intermediate_size));
+    for (const auto& [i, x] : b.tensors.at(b.layer(il) + "mlp.down_proj.weight").set)
+      if (x != 0.0f) unit[static_cast<size_t>(i % c.intermediate_size)] = true;
+    const int units = static_cast<int>(std::count(unit.begin(), unit.end(), true));
     if (units > widest) widest = units, widest_layer = il;
     mlp += fmt::format("{}L{} {}", mlp.empty() ? "" : ", ", il, units);
   }

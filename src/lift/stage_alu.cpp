@@ -30,17 +30,6 @@ using Out = Mlp::Out;
 constexpr int kImmCode = 31;
 constexpr int kKill = 0, kPropagate = 1, kGenerate = 2;
 
-// f_op dims of the listed ops (code op + 1), or of every other code (the empty block too).
-std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false) {
-  std::vector<int> d;
-  for (int code = 0; code < n.l["f_op"].size; ++code) {
-    bool listed = false;
-    for (Op o : ops) listed |= code == static_cast<int>(o) + 1;
-    if (listed != except) d.push_back(n.dim("f_op", code));
-  }
-  return d;
-}
-
 // Nibble g of a word field as a term: sign * its value (sign -1: minus the value), or
 // 15 - value (complement).
 Term nibble(Net& n, const std::string& field, int g, int sign = 1, bool complement = false) {

@@ -4,7 +4,7 @@
 //      nl's address (the adder's sum), every other token the null slot: mr;
 //   L9 MLP: res, lane nl's result word (mov: oa; add, sub, neg: the sum; abs: the sum or
 //      oa by a's sign; ld: mr; selp: oa or ob by oc; min, max: by pka; and, or, xor, not:
-//      lg; ops the ALU does not have yet: 0); fits, whether it is a one-token value
+//      lg; shifts: sbit's nibbles; ops the ALU does not have yet: 0); fits, whether it is a one-token value
 //      (-256..511); ef, the record family: a body record (value, its next byte m1 m2 t,
 //      pred, br, st) while the step's body goes on, else the scheduler's (bar, sched,
 //      wave, end);
@@ -29,27 +29,6 @@ using Lit = Mlp::Literal;
 
 constexpr float kFamilyLogit = 64.0f;  // more than any token's field matches plus kFitsLogit
 constexpr float kFitsLogit = 32.0f;    // more than a value token's field matches (12)
-
-std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false) {
-  std::vector<int> d;
-  for (int code = 0; code < n.l["f_op"].size; ++code) {
-    bool listed = false;
-    for (Op o : ops) listed |= code == static_cast<int>(o) + 1;
-    if (listed != except) d.push_back(n.dim("f_op", code));
-  }
-  return d;
-}
-
-std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false) {
-  std::vector<int> d;
-  for (int code = 0; code < n.l["f_op"].size; ++code) {
-    bool listed = false;
-    if (code >= 1 && code <= kNumOps)
-      for (Effect e : effects) listed |= op_info(static_cast<Op>(code - 1)).effect == e;
-    if (listed != except) d.push_back(n.dim("f_op", code));
-  }
-  return d;
-}
 
 int nib(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 
@@ -102,9 +81,32 @@ void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::strin
   m.rule(with({middle}), {no});
 }
 
+// The shifts' res and fits from sbit's rails (0 on, 1 off): a nibble is its four bits; a
+// one-token value has bits 9..31 clear or bits 8..31 set.
+void shift_results(Net& n, Mlp& m, const Lit& shifts) {
+  auto b = [&](int i, bool on) { return Lit{n.dim("sbit", 2 * i + (on ? 0 : 1))}; };
+  for (int g = 0; g < 8; ++g)
+    for (int v = 0; v < 16; ++v) {
+      std::vector<Lit> lits = {shifts};
+      for (int k = 0; k < 4; ++k) lits.push_back(b(4 * g + k, v >> k & 1));
+      m.rule(lits, {n.dim("res", 16 * g + v)});
+    }
+  const int yes = n.dim("fits", 0), no = n.dim("fits", 1);
+  for (bool negative : {false, true}) {
+    std::vector<Lit> same = {shifts, b(31, negative)};
+    for (int j = 30; j >= (negative ? 8 : 9); --j) {
+      std::vector<Lit> differs = same;
+      differs.push_back(b(j, !negative));
+      m.rule(differs, {no});
+      same.push_back(b(j, negative));
+    }
+    m.rule(same, {yes});
+  }
+}
+
 // The ops whose result the ALU has (generation_gap's list).
 constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, Op::kLd, Op::kSelp, Op::kMinS, Op::kMinU,
-                             Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot};
+                             Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS};
 
 void results(Net& n, Mlp& m) {
   auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
@@ -121,6 +123,7 @@ void results(Net& n, Mlp& m) {
   result_rules(n, m, {minmax, {n.dim("pka", 0)}}, "oa");
   result_rules(n, m, {minmax, {n.dim("pka", 1)}}, "ob");
   result_rules(n, m, {ops({Op::kAnd, Op::kOr, Op::kXor, Op::kNot})}, "lg");
+  shift_results(n, m, ops({Op::kShl, Op::kShrU, Op::kShrS}));
   std::vector<int> zero = {n.dim("fits", 0)};
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("res", 16 * g));
   Lit rest;
@@ -261,7 +264,8 @@ std::optional<std::string> generation_gap(std::span<const Instr> code) {
                        e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, neg, abs, min, max, and, or, xor, not, "
-                         "selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b, op_info(in.op).mnemonic);
+                         "shl, shr, selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b,
+                         op_info(in.op).mnemonic);
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&
           (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)))

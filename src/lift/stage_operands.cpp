@@ -34,18 +34,6 @@ int special_code(Special s) { return kSpecialCode + static_cast<int>(s); }
 // Threads 4k + 1 .. 4k + 4 (thr 4k .. 4k + 3): k + 1 warps per CUDA block.
 Lit thr_class(Net& n, int k) { return n.dims("thr", 4 * k, 4); }
 
-// f_op codes (op + 1; 0 the empty block) of the ops whose effect is listed, or of all others.
-Lit ops_with(Net& n, std::initializer_list<Effect> effects, bool except = false) {
-  Lit d;
-  for (int code = 0; code < n.l["f_op"].size; ++code) {
-    bool listed = false;
-    if (code >= 1 && code <= kNumOps)
-      for (Effect e : effects) listed |= op_info(static_cast<Op>(code - 1)).effect == e;
-    if (listed != except) d.push_back(n.dim("f_op", code));
-  }
-  return d;
-}
-
 // L0: btag. Head 9 writes and reads slot 0 at m1 and m2 only: its rails are `htag` one
 // token back (channels 0-7) and two back (8-15); the grammar puts an `h` there only at m1
 // and m2 respectively, so one of the two holds the tag. Head 10 reads "no lane" at every
@@ -100,11 +88,11 @@ void first_effective(Net& n, Mlp& m, std::vector<Lit> base, int after) {
 
 void next_lane_rules(Net& n, Mlp& m) {
   const int none = n.dim("nl", kLanes);
-  const Lit values = ops_with(n, {Effect::kValue, Effect::kAtomic}), not_values = ops_with(n, {Effect::kValue, Effect::kAtomic}, true);
-  const Lit stores = ops_with(n, {Effect::kStore}), not_stores = ops_with(n, {Effect::kStore}, true);
+  const Lit values = effect_dims(n, {Effect::kValue, Effect::kAtomic}), not_values = effect_dims(n, {Effect::kValue, Effect::kAtomic}, true);
+  const Lit stores = effect_dims(n, {Effect::kStore}), not_stores = effect_dims(n, {Effect::kStore}, true);
   // pred steps too: their lane nl gives every lane the operands they share (oa, ob).
-  const Lit both = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore, Effect::kPred});
-  const Lit neither = ops_with(n, {Effect::kValue, Effect::kAtomic, Effect::kStore, Effect::kPred}, true);
+  const Lit both = effect_dims(n, {Effect::kValue, Effect::kAtomic, Effect::kStore, Effect::kPred});
+  const Lit neither = effect_dims(n, {Effect::kValue, Effect::kAtomic, Effect::kStore, Effect::kPred}, true);
   m.rule({n.families({Tok::kSched, Tok::kSmall, Tok::kTail, Tok::kHead, Tok::kMid1, Tok::kMid2, Tok::kSt}, true)}, {none});
   // sched: the first effective lane of a value, atomic, store or pred step.
   m.rule({{n.fam(Tok::kSched)}, neither}, {none});

@@ -116,19 +116,13 @@ void logic_steps(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
   const int yes = n.dim("pl" + l, 0), no = n.dim("pl" + l, 1);
   m.rule({n.dims("fam", 0, kNumFamilies)}, {no});
-  auto op_veto = [&](Op op) {
-    std::vector<int> v;
-    for (int code = 0; code < n.l["f_op"].size; ++code)
-      if (code != static_cast<int>(op) + 1) v.push_back(n.dim("f_op", code));
-    return v;
-  };
   const Source both[2] = {Source::kRegister, Source::kShared};
   // `ports` operands summed >= theta moves no -> yes (sign -1: yes -> no).
   auto step = [&](Op op, int ports, int theta, int sign, int flip) {
     for (Source ca : both)
       for (Source cb : both) {
         if (ports == 1 && cb != Source::kRegister) continue;
-        std::vector<int> veto = op_veto(op);
+        std::vector<int> veto = op_dims(n, {op}, true);
         for (int d : veto_unless(n, 0, ca, 0)) veto.push_back(d);
         std::vector<Term> terms = operand(n, lane, 0, 0, ca, flip, false).terms;
         if (ports == 2) {

@@ -2,9 +2,18 @@
 // of the machine into a Net. machine_model.cpp calls them in order.
 #pragma once
 
+#include <initializer_list>
+
+#include "gpu/isa.h"
 #include "lift/construct.h"
 
 namespace qgpu::lift {
+
+// f_op dims (code op + 1; 0 the empty block) of the listed ops, or of every other code: a
+// rule's literal "the op is one of these", or a step's veto "unless the op is one of these".
+std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false);
+// The same for the ops whose effect is listed.
+std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false);
 
 // The token embedding: one hot per field group ("none" included), kEmbedHots per token.
 inline constexpr int kEmbedHots = 38;

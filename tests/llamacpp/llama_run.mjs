@@ -18,12 +18,13 @@
 // one-token decode steps (greedy, no probabilities); prints tokens/s for each.
 //
 // Usage:
-//   node llama_run.mjs --model F.gguf --tokens 1,2,3 [--generate N] [--threads 1] [--batch B]
+//   node llama_run.mjs --model F.gguf --tokens 1,2,3 [--generate N] [--greedy-only] [--threads 1] [--batch B]
+//     (--greedy-only: no logprobs, and greedy holds only the last position's choice)
 //   node llama_run.mjs --model F.gguf --bench --prefill 128 --decode 64 [--threads 1]
 import {getLlama, LlamaLogLevel} from "node-llama-cpp";
 import {cliFail, fileFacts, parseInt10 as parseIntFor, parseTokens, refuseTokenizer} from "./common.mjs";
 
-const USAGE = "usage: node llama_run.mjs --model F.gguf (--tokens 1,2,3 [--generate N] | --bench --prefill N --decode M)" +
+const USAGE = "usage: node llama_run.mjs --model F.gguf (--tokens 1,2,3 [--generate N] [--greedy-only] | --bench --prefill N --decode M)" +
     " [--threads T] [--batch B] [--context C]";
 
 const fail = cliFail("llama_run", USAGE);
@@ -41,6 +42,7 @@ function parseArgs(argv) {
         else if (flag === "--batch") a.batch = parseInt10("--batch", value(), 1);
         else if (flag === "--context") a.context = parseInt10("--context", value(), 1);
         else if (flag === "--bench") a.bench = true;
+        else if (flag === "--greedy-only") a.greedyOnly = true;
         else if (flag === "--prefill") a.prefill = parseInt10("--prefill", value(), 1);
         else if (flag === "--decode") a.decode = parseInt10("--decode", value(), 1);
         else fail(`unknown argument '${flag}'`);
@@ -83,13 +85,16 @@ async function reference(args) {
     const nCtx = Math.max(8, args.tokens.length + args.generate + 1);
     const {model, context, sequence, nVocab} = await open(args, timing, nCtx);
     for (const t of args.tokens) if (t >= nVocab) fail(`token ${t} is outside the vocabulary (${nVocab})`);
-    const wantNext = {generateNext: {token: true, probabilities: true, options: {temperature: 0}}};
-    const out = await timed(timing, "evaluate", () => sequence.controlledEvaluate(args.tokens.map((t) => [t, wantNext])));
+    const wantNext = {generateNext: {token: true, probabilities: !args.greedyOnly, options: {temperature: 0}}};
+    const out = await timed(timing, "evaluate", () => sequence.controlledEvaluate(args.tokens.map((t, i) =>
+        (args.greedyOnly && i + 1 < args.tokens.length ? t : [t, wantNext]))));
     const logprobs = [], greedy = [];
     for (let i = 0; i < args.tokens.length; i++) {
+        if (args.greedyOnly) continue;
         logprobs.push(logprobRow(out[i].next.probabilities, nVocab));
         greedy.push(out[i].next.token);
     }
+    if (args.greedyOnly) greedy.push(out[args.tokens.length - 1].next.token);
     const generated = [];
     const t0 = performance.now();
     for (let next = greedy[greedy.length - 1]; generated.length < args.generate;) {
