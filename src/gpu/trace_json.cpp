@@ -47,6 +47,9 @@ nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, con
     for (const Rec& r : t.records) texts.push_back(record_text(r)), ids.push_back(token_id(r));
     j["records"] = texts;
     j["record_ids"] = ids;
+    nlohmann::json prompt = nlohmann::json::array();
+    for (const Rec& r : t.prompt) prompt.push_back(token_id(r));
+    j["prompt_ids"] = prompt;
   }
   return j;
 }

@@ -19,7 +19,7 @@ struct ReportOptions {
 
 // {"kernel", "engine", ["dtype"], "launch", "outputs": {array: [int32...]}, "memory":
 //  [int32|null], "tokens", "prompt_tokens", "steps", "waves", "blocks", "records": [text...],
-//  "record_ids": [...]}
+//  "record_ids": [...], "prompt_ids": [...]}
 nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, const ReportOptions& o);
 // A short readable summary; with_records adds one line per record, steps indented.
 std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A launch generated inside the compiled GPU-only model: our engine (qgpu asm --engine
+# model, one thread) against llama.cpp (node-llama-cpp, one thread, greedy) on the same
+# model's GGUF, in the same run. Both generate the program's records from its image; the
+# script checks that llama.cpp's records are ours, then prints decode tokens/s and the ratio.
+#   bench/run_launch_bench.sh [PROGRAM.qasm] [--dtype bf16|f32]   (default examples/loops.qasm, bf16)
+# First run: builds (release) and writes the model and its GGUF under build/bench/ (a minute).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+program=examples/loops.qasm dtype=bf16
+while [ $# -gt 0 ]; do
+  case $1 in
+    --dtype) dtype=$2; shift 2 ;;
+    *.qasm) program=$1; shift ;;
+    *) echo "run_launch_bench: unknown argument $1 (expected PROGRAM.qasm or --dtype)" >&2; exit 2 ;;
+  esac
+done
+
+scripts/install-deps.sh >/dev/null
+cmake --preset release >/dev/null
+cmake --build --preset release --target qgpu >/dev/null
+qgpu=build/release/qgpu
+dir=build/bench/gpu-$dtype
+fingerprint=$(sha1sum "$qgpu" | cut -c1-16)  # a rebuilt qgpu may compile other weights
+if [ ! -f "$dir/config.json" ] || [ "$(cat "$dir/.qgpu-binary" 2>/dev/null)" != "$fingerprint" ]; then
+  echo "== writing the GPU-only model ($dtype) to $dir" >&2
+  rm -rf "$dir"
+  "$qgpu" compile-model --out "$dir" --dtype "$dtype" >&2
+  echo "$fingerprint" > "$dir/.qgpu-binary"
+fi
+
+echo "== qgpu engine: $program" >&2
+ours=$("$qgpu" asm "$program" --run --engine model --model "$dir" --dtype "$dtype" --json)
+prompt=$(python3 -c 'import json,sys; print(",".join(map(str, json.loads(sys.argv[1])["prompt_ids"])))' "$ours")
+n=$(python3 -c 'import json,sys; print(len(json.loads(sys.argv[1])["record_ids"]))' "$ours")
+echo "== llama.cpp: $n records from the same image" >&2
+theirs=$(node tests/llamacpp/llama_run.mjs --model "$dir/model.gguf" --tokens "$prompt" --generate "$n" --greedy-only --threads 1)
+
+python3 - "$ours" "$theirs" "$program" "$dtype" <<'PY'
+import json, sys
+ours, theirs, program, dtype = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
+same = ours["record_ids"] == theirs["generated"]
+theirs_tps = 1000.0 / theirs["timing_ms"]["generate_per_token"]
+print(f"{program} ({dtype}): {len(ours['record_ids'])} records; llama.cpp's records {'equal' if same else 'DIFFER FROM'} ours")
+print(f"  qgpu engine: {ours['tokens_per_second']:.1f} tokens/s (1 thread)")
+print(f"  llama.cpp:   {theirs_tps:.2f} tokens/s (1 thread)")
+print(f"  ratio:       {ours['tokens_per_second'] / theirs_tps:.1f}x")
+sys.exit(0 if same else 1)
+PY
