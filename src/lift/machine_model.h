@@ -1,8 +1,9 @@
-// The machine compiled into Qwen3.5 layers (issue 5), built up stage by stage. What exists
-// today is the machine's state: loading the program image, and every write a consumed
-// execution record makes to the step and the register file, with the fetch and operand
-// reads that the generating layers will use. Records are not generated yet (the LM head
-// is zero); tests feed the interpreter's records (teacher forcing) and decode the state.
+// The machine compiled into Qwen3.5 layers (issue 5), built up stage by stage: the
+// machine's state (the program image, and every write a consumed execution record makes),
+// the reads the generating layers use, the scheduler, lane nl's ALU, every lane's
+// compares, and the emit stage and LM head that choose the next record, so the model
+// generates launches of the ops generation_gap() accepts (host/launch.h); for any program
+// the state is checked by teacher forcing (host/check.h).
 //
 //   L0  GDN   control: 0 image address, 1 ROM block address (hi | lo | rom), 2 the step
 //             (the latest `sched`: warp | block hi | lo | lanes in the mask); 3-7 the
@@ -32,11 +33,16 @@
 //   L5  MLP   also oa, ob, oc: lane nl's operands (register, immediate or special)
 //   L4  MLP   also the word memory gets: at `st` the lane's operand b, else wb_word (mw);
 //             lane nl's %tid.x, %tid.y
-//   L6  GDN   0 global memory (126 words, the null slot 126): image values and `st`
-//             records write it; the host reads the arrays out of it
-//   L7, L8    GDN mixers unused (zero)
+//   L6-L8 MLP the ALU for lane nl (stage_alu.cpp: the uniform-operand check, the adder,
+//             the value record's tag; stage_select.cpp: logic ops, shifts, min / max) and
+//             every lane's compares and predicate logic (stage_pred.cpp); mixers unused
+//   L9  GDN   0 global memory (126 words, the null slot 126): image values and `st`
+//             records write it, a `ld` reads lane nl's word; the host reads the arrays
+//             out of it
+//   L9  MLP   the emit: lane nl's result, whether it fits one token, the record family;
+//             the LM head scores every token by its matching fields (stage_emit.cpp)
 //
-// docs/design.md §3 has the plan this grows into and the exactness argument.
+// docs/design.md §3 has the layer table, what is next and the exactness argument.
 #pragma once
 
 #include <span>
