@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "base/error.h"
+#include "host/launch.h"
 #include "host/readout.h"
 #include "lift/machine_model.h"
 
@@ -309,9 +310,7 @@ Found compare_image(const Model& m, const State& s, const MachineState& st) {
 
 // The model's greedy choice after a running token: the interpreter's next record.
 Found compare_emitted(const MachineState& st, std::span<const float> logits) {
-  int32_t best = 0;
-  for (int32_t id = 1; id < vocab_size(); ++id)
-    if (logits[id] > logits[best]) best = id;
+  const int32_t best = greedy(logits);
   Rec want = next_record(st), got = decode_token(best);
   if (got == want) return std::nullopt;
   return Divergence{.layer = lift::kEmitLayer, .field = "the emitted record (greedy)", .want = record_text(want),

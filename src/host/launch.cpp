@@ -17,14 +17,14 @@ bool is_record(Tok t) {
   }
 }
 
-int32_t greedy(const std::vector<float>& logits) {
+}  // namespace
+
+int32_t greedy(std::span<const float> logits) {
   int32_t best = 0;
   for (int32_t id = 1; id < vocab_size(); ++id)
     if (logits[id] > logits[best]) best = id;
   return best;
 }
-
-}  // namespace
 
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          int64_t max_records) {

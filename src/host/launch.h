@@ -20,6 +20,10 @@ struct ModelRun {
   double seconds = 0;  // generation only (after the prompt)
 };
 
+// The greedy choice: the token id of the largest logit among the machine's tokens (the
+// first on a tie), as the host decodes and the divergence finder compares it.
+int32_t greedy(std::span<const float> logits);
+
 // Throws Error when the model emits a token that is not an execution record, or runs
 // past max_records without `end` (both are divergences: `--check` names where).
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
