@@ -193,7 +193,7 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
         return Divergence{.layer = lift::kSchedLayer, .field = fmt::format("warp {} lane {} runnable", w, lane),
                           .want = state_text[want], .got = text(got)};
     }
-  const int L = lift::kSchedLayer + lift::kSchedLayers - 1;
+  const int L = lift::kSchedLast;
   Rec want = schedule(st);
   auto got = [&]() -> std::optional<Rec> {
     std::optional<int64_t> fam = hot(x, l["sfam"]);
@@ -229,7 +229,7 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
 // The residual after the operand layer: the lane of the record the interpreter emits next
 // (a value's or a store's, a pred's first lane; none for other records) and that lane's
 // operands a, b, c.
-// %ctaid is not compared: it is not built yet (the model reads 0).
+// %ctaid is compared on one-row grids only: on taller ones the model has no division yet.
 Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span<const float> x) {
   const int L = lift::kOperandLayer;
   Rec next = next_record(st);
@@ -260,7 +260,7 @@ Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span
       else if (code >= 1 && code <= kRegs + kPreds) want = lane_value(st.lane[held_step(st).x][lane], code);
       else if (code >= 20 && code < 31) {
         Special sp = static_cast<Special>(code - 20);
-        if (sp == Special::kCtaidX || sp == Special::kCtaidY) continue;
+        if ((sp == Special::kCtaidX || sp == Special::kCtaidY) && st.launch.grid_y > 1) continue;
         want = special_value(st, held_step(st).x, lane, sp);
       }
     }
@@ -268,6 +268,29 @@ Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span
     if (!w || (want && *want != *w))
       return differ(L, fmt::format("operand {} of the next record's lane", port + 1),
                     want ? std::optional<int64_t>(*want) : std::nullopt, w);
+  }
+  return std::nullopt;
+}
+
+// The multiplier's layers for mul.lo and mad.lo: each code L6-L8 write, from lane nl's
+// operands as the operand layer has them (compare_next_lane checked those).
+Found compare_multiplier(const lift::Layout& l, const MachineState& st, std::span<const float> operands,
+                         std::span<const std::vector<float>> after) {
+  const RomSlot& slot = st.rom[held_step(st).y];
+  if (slot.op != Op::kMulLo && slot.op != Op::kMadLo) return std::nullopt;
+  std::optional<int64_t> lane = hot(operands, l["nl"]), a = word(operands, l["oa"]), b = word(operands, l["ob"]),
+                         c = word(operands, l["oc"]);
+  if (!lane || *lane == kLanes || !a || !b || !c) return std::nullopt;
+  const bool mad = slot.op == Op::kMadLo;
+  for (const lift::MulCodes& codes : lift::multiplier_codes(static_cast<uint32_t>(*a), static_cast<uint32_t>(*b),
+                                                           static_cast<uint32_t>(*c), mad)) {
+    std::span<const float> x = after[static_cast<size_t>(codes.layer - lift::kMulLayer)];
+    for (size_t g = 0; g < codes.values.size(); ++g) {
+      std::optional<int64_t> got = hot(x, l[codes.field], codes.size * static_cast<int>(g), codes.size);
+      if (got != codes.values[g])
+        return differ(codes.layer, fmt::format("{} group {} ({} * {}{})", codes.field, g, *a, *b, mad ? fmt::format(" + {}", *c) : ""),
+                      codes.values[g], got);
+    }
   }
   return std::nullopt;
 }
@@ -327,6 +350,7 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
                          std::span<const Rec> records) {
   const lift::Layout l = lift::machine_layout();
   std::vector<float> after1, after2, lanes, operands, sched;
+  std::vector<std::vector<float>> mul(3);
   engine::TraceFn user = options.trace;
   options.trace = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
     if (user) user(name, il, pos, v);
@@ -335,7 +359,8 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     if (il == lift::kRegisterLayer) after2.assign(v.begin(), v.end());
     if (il == lift::kSchedLayer) lanes.assign(v.begin(), v.end());
     if (il == lift::kOperandLayer) operands.assign(v.begin(), v.end());
-    if (il == lift::kSchedLayer + lift::kSchedLayers - 1) sched.assign(v.begin(), v.end());
+    if (il == lift::kSchedLast) sched.assign(v.begin(), v.end());
+    if (il >= lift::kMulLayer && il < lift::kMulLayer + 3) mul[static_cast<size_t>(il - lift::kMulLayer)].assign(v.begin(), v.end());
   };
   engine::Runtime rt(m, options);
   State s = engine::make_state(m.config);
@@ -352,13 +377,14 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     if (!d) d = compare_operands(l, st, after2);
     if (!d && st.phase == Phase::kRunning) d = compare_scheduler(l, st, lanes, sched);
     if (!d && st.phase == Phase::kRunning) d = compare_next_lane(l, st, operands);
+    if (!d && st.phase == Phase::kRunning) d = compare_multiplier(l, st, operands, mul);
     if (!d && i + 1 == prompt.size()) d = compare_image(m, s, st);
     if (!d && r.kind == Tok::kSt) d = compare_store(m, s, st, r);
     if (i + 1 == prompt.size()) {
       std::vector<Instr> code;
       for (const RomSlot& slot : st.rom)
         if (std::optional<Instr> in = rom_instr(slot)) code.push_back(*in);
-      report.gap = lift::generation_gap(code);
+      report.gap = lift::generation_gap(code, st.launch);
     }
     if (!d && st.phase == Phase::kRunning && i + 1 >= prompt.size() && !report.gap) {
       d = compare_emitted(st, logits);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "base/error.h"
+#include "lift/machine_model.h"
 #include "lift/stages.h"
 
 namespace qgpu::lift {
@@ -34,6 +36,35 @@ std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except) {
     if (listed != except) d.push_back(n.dim("f_op", code));
   }
   return d;
+}
+
+namespace {
+int op_set(std::string_view name) {
+  for (int i = 0; i < kOpSetCount; ++i)
+    if (kOpSets[i].name == name) return i;
+  CHECK(!"no such op set");
+  return 0;
+}
+}  // namespace
+
+std::vector<int> op_set_dims(Net& n, std::string_view name) { return op_dims(n, kOpSets[op_set(name)].ops); }
+std::vector<int> op_veto(Net& n, std::string_view name) { return {n.dim("opf", 2 * op_set(name) + 1)}; }
+
+Mlp::Term value_term(Net& n, const std::string& field, int first, int size) {
+  Mlp::Term t;
+  for (int v = 1; v < size; ++v) {
+    t.dims.push_back(n.dim(field, first + v));
+    t.weight.push_back(v);
+  }
+  return t;
+}
+
+void build_op_flags(Net& n) {
+  Mlp m(n, kSchedLayer);
+  for (int i = 0; i < kOpSetCount; ++i) {
+    m.rule({op_dims(n, kOpSets[i].ops)}, {n.dim("opf", 2 * i)});
+    m.rule({op_dims(n, kOpSets[i].ops, true)}, {n.dim("opf", 2 * i + 1)});
+  }
 }
 
 std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except) {
@@ -72,11 +103,9 @@ Head::Head(Net& n, int il, int h) : n_(n), il_(il), h_(h), qkv_(n.b.layer(il) + 
   CHECK(c.is_linear(il) && h >= 0 && h < c.linear_num_value_heads);
   CHECK(c.linear_num_key_heads == c.linear_num_value_heads);  // key head h feeds value head h
   std::string a = n.b.layer(il) + "linear_attn.";
-  for (int f = 0; f < n.l["fam"].size; ++f) {
-    n.b.at(a + "in_proj_b.weight", h, n.l["fam"].dim(f)) = w(kBeta);
-    for (int j = 0; j < c.linear_value_head_dim; ++j)
-      n.b.at(a + "in_proj_z.weight", int64_t{h} * c.linear_value_head_dim + j, n.l["fam"].dim(f)) = w(kGate);
-  }
+  n.b.at(a + "in_proj_b.weight", h, n.one()) = w(kBeta);
+  for (int j = 0; j < c.linear_value_head_dim; ++j)
+    n.b.at(a + "in_proj_z.weight", int64_t{h} * c.linear_value_head_dim + j, n.one()) = w(kGate);
   auto current_tap = [&](int64_t channel) {
     const int K = c.linear_conv_kernel_dim;
     for (int t = 0; t < K; ++t)
@@ -103,11 +132,8 @@ int64_t Head::v_row(int j) const {
 
 float Head::w(float target) const { return target / n_.hot(il_); }
 
-// A constant pre-activation in row `row` of `tensor`, through the family one-hot (every
-// token has exactly one family dim hot).
-void Head::bias(const std::string& tensor, int64_t row, float target) {
-  for (int f = 0; f < n_.l["fam"].size; ++f) n_.b.at(tensor, row, n_.l["fam"].dim(f)) += w(target);
-}
+// A constant pre-activation in row `row` of `tensor`, through the dim every token sets.
+void Head::bias(const std::string& tensor, int64_t row, float target) { n_.b.at(tensor, row, n_.one()) += w(target); }
 
 void Head::key(int slot, int dim, float units) { n_.b.at(qkv_, k_row(slot), dim) += w(units * kAlpha); }
 void Head::key_bias(int slot, float units) { bias(qkv_, k_row(slot), units * kAlpha); }
@@ -125,9 +151,7 @@ void Head::query_and(int slot, const std::vector<int>& dims) {
 
 void Head::value(int j, int dim, float units) { n_.b.at(qkv_, v_row(j), dim) += w(units * kLambda); }
 
-void Head::pad(int j) {
-  for (int f = 0; f < n_.l["fam"].size; ++f) value(j, n_.l["fam"].dim(f));
-}
+void Head::pad(int j) { value(j, n_.one()); }
 
 void Head::tap(int j, int back) {
   const int K = n_.b.config.linear_conv_kernel_dim;
@@ -146,6 +170,7 @@ void Head::read(int j, int to, int n_hot) {
 Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
 
 int Mlp::take_units() {
+  if (n_.mlp_units[il_] + 2 > n_.b.config.intermediate_size) std::fprintf(stderr, "layer %d's MLP is full\n", il_);
   CHECK(n_.mlp_units[il_] + 2 <= n_.b.config.intermediate_size);
   const int u = n_.mlp_units[il_];
   n_.mlp_units[il_] += 2;
@@ -174,10 +199,8 @@ void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>
         n_.b.at(p + "gate_proj.weight", u + k, t.dims[i]) += kStepGate * float(t.weight[i]) / hot;
     for (int d : veto) n_.b.at(p + "gate_proj.weight", u + k, d) -= kStepVeto / hot;
     const float bias = -float(theta) * kStepGate + (k == 0 ? kRuleLift : 0.0f);
-    for (int f = 0; f < n_.l["fam"].size; ++f) {
-      n_.b.at(p + "gate_proj.weight", u + k, n_.l["fam"].dim(f)) += bias / hot;
-      n_.b.at(p + "up_proj.weight", u + k, n_.l["fam"].dim(f)) = 1.0f / hot;
-    }
+    n_.b.at(p + "gate_proj.weight", u + k, n_.one()) += bias / hot;
+    n_.b.at(p + "up_proj.weight", u + k, n_.one()) = 1.0f / hot;
     for (const Out& o : outputs) {
       CHECK(o.sign == 1 || o.sign == -1);
       n_.b.at(p + "down_proj.weight", o.dim, u + k) += float(o.sign) * (k == 0 ? 1.0f : -1.0f) / kRuleLift;
@@ -199,10 +222,8 @@ void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& out
     for (const Literal& lit : literals)
       for (int d : lit) n_.b.at(p + "gate_proj.weight", u + k, d) += kRuleGate / hot;
     const float bias = -(float(literals.size()) - 0.5f) * kRuleGate + (k == 0 ? kRuleLift : 0.0f);
-    for (int f = 0; f < n_.l["fam"].size; ++f) {
-      n_.b.at(p + "gate_proj.weight", u + k, n_.l["fam"].dim(f)) += bias / hot;
-      n_.b.at(p + "up_proj.weight", u + k, n_.l["fam"].dim(f)) = 1.0f / hot;
-    }
+    n_.b.at(p + "gate_proj.weight", u + k, n_.one()) += bias / hot;
+    n_.b.at(p + "up_proj.weight", u + k, n_.one()) = 1.0f / hot;
     for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u + k) = (k == 0 ? 1.0f : -1.0f) / kRuleLift;
   }
 }

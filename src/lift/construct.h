@@ -50,6 +50,7 @@ struct Net {
   // Sets every RMSNorm weight: 1 + w = rms * hot.
   void set_norms();
   int fam(Tok t) const;                // the embedding dim of token family t
+  int one() const { return l["one"].dim(0); }  // the dim every token sets: biases and constants
   int dim(const std::string& field, int i) const { return l[field].dim(i); }
   // Literals for Mlp rules: dims [first, first + count) of a field; the families listed,
   // or all but them.

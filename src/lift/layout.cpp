@@ -1,4 +1,4 @@
-// Field allocation: first fit from the bottom, never freed (recycling comes with depth).
+// Field allocation: first fit from the bottom; add_over recycles a cleared region's dims.
 #include "lift/layout.h"
 
 #include "base/error.h"
@@ -15,6 +15,15 @@ const Field& Layout::add(const std::string& name, int size) {
   for (const Field& f : fields) CHECK(f.name != name);
   fields.push_back({name, used, size});
   used += size;
+  return fields.back();
+}
+
+const Field& Layout::add_over(const std::string& name, int size, const std::string& region, int at) {
+  CHECK(size > 0 && at >= 0);
+  for (const Field& f : fields) CHECK(f.name != name);
+  const Field r = (*this)[region];
+  CHECK(at + size <= r.size);
+  fields.push_back({name, r.offset + at, size});
   return fields.back();
 }
 

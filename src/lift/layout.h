@@ -1,5 +1,5 @@
 // The residual stream as named fields: each field is a contiguous run of dims handed out
-// once. Weights are written by field name, so the construction, the divergence finder and
+// once (or recycled over a region whose codes a layer has cleared). Weights are written by field name, so the construction, the divergence finder and
 // the panel all speak of "img_addr[5]", never of dim 312.
 #pragma once
 
@@ -20,6 +20,9 @@ struct Layout {
   int used = 0;
 
   const Field& add(const std::string& name, int size);  // next free dims
+  // A field on dims [at, at + size) of `region`, an earlier field whose codes a layer
+  // clears before this one's writer runs (dims recycled along the depth).
+  const Field& add_over(const std::string& name, int size, const std::string& region, int at);
   const Field& operator[](const std::string& name) const;  // CHECKs that it exists
 };
 

@@ -17,6 +17,7 @@ namespace {
 // The token embedding (stage_image.cpp): one hot per group, kEmbedHots in all.
 void embedding_fields(Layout& l) {
   l.add("fam", kNumFamilies);
+  l.add("one", 1);          // every token: the constant 1 that biases read
   l.add("addr", 129);       // 0..125 word, 126 null (begin), 127 junk (@b, run), 128 none
   l.add("vend", 2);         // 1: the token completes an image value (v data, t) or is begin
   l.add("vnib", 8 * 17);    // a `v` word's 8 nibbles, 16 = none
@@ -118,9 +119,11 @@ void scheduler_fields(Layout& l) {
 // The word memory gets, the next record's lane and its operands (stage_operands.cpp).
 void operand_fields(Layout& l) {
   l.add("mw", 128);         // L4 MLP: the word memory gets (st: the lane's operand b, else wb_word)
+  l.add("opf", 2 * kOpSetCount);  // L4 MLP: per op set (kOpSets), 0 the op is in it, 1 not
   // The next record's lane and its operands (stage_operands.cpp).
   l.add("nl", kLanes + 1);  // L3 MLP: kLanes = none
   l.add("wbase", 4);        // L2 MLP: the step's warp % warps per CUDA block
+  l.add("cta", 32);         // L2 MLP: the step's CUDA block (slot + k cpw): lo | hi
   for (int lane = 0; lane < kLanes; ++lane) {  // L3 MLP: each lane's %tid.x, %tid.y
     l.add("tidx" + std::to_string(lane), 16);
     l.add("tidy" + std::to_string(lane), 16);
@@ -128,6 +131,26 @@ void operand_fields(Layout& l) {
   l.add("tidx", 16);        // L4 MLP: lane nl's %tid.x, %tid.y
   l.add("tidy", 16);
   for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128);  // L5 MLP
+}
+
+// The multiplier (stage_mul.cpp): one region whose codes each layer clears for the next's.
+void multiplier_fields(Layout& l) {
+  l.add("mulx", 16 * kMulPairs + kMulHiValues * kMulPairs + 8 * 10 * 2);
+  l.add_over("plo", 16 * kMulPairs, "mulx", 0);  // L6 MLP: products, low nibble
+  l.add_over("phi", kMulHiValues * kMulPairs, "mulx", 16 * kMulPairs);  // high nibble
+  l.add_over("pbt", 8 * 10 * 2, "mulx", (16 + kMulHiValues) * kMulPairs);  // column 7's bit products: on, off
+  int at = 0;
+  auto over = [&](const char* name, int size) {
+    l.add_over(name, size, "mulx", at);
+    at += size;
+  };
+  over("cam", 7 * 16);  // L7 MLP: A_k mod 16, / 16
+  over("cad", 7 * 8);
+  over("cbm", 7 * 16);  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
+  over("cbd", 6 * 8);
+  over("chm", 4 * 16);  // column 7's chunks mod 16
+  over("em", 8 * 16);   // L8 MLP: E_k mod 16, / 16 (k <= 6)
+  over("ed", 7 * 4);
 }
 
 // The ALU and the emit stage (stage_alu.cpp, stage_emit.cpp).
@@ -169,6 +192,7 @@ Layout machine_layout() {
   state_fields(l);
   scheduler_fields(l);
   operand_fields(l);
+  multiplier_fields(l);
   execute_fields(l);
   return l;
 }
@@ -181,17 +205,20 @@ std::vector<int> machine_hots() {
       6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
       1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
       3 * kLanes * 8 + kLanes,            // L2: operand words, guard nibbles
-      kLanes * kLaneControlHots + 6 + 1,  // L2 MLP: lane control; wave comparisons; wbase
+      kLanes * kLaneControlHots + 6 + 1 + 2,  // L2 MLP: lane control; wave comparisons; wbase; cta
       kMaxCtas,                           // L3: parity
       kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}
       kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
-      kWarps * kLanes + 1 + 2 + 8 + 2,    // L4 MLP: rs, wmore, nk, mw, tidx, tidy
+      kWarps * kLanes + 1 + 2 + 8 + 2 + kOpSetCount,  // L4 MLP: rs, wmore, nk, mw, tidx, tidy, opf
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1,  // L6 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa
-      0, 6 + 1 + 7 + 2 * kLanes + 8,      // L7 MLP: cmp; uni, car; cu, cs; lg
-      0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L8 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
-      8, 8 + 1 + 1,                       // L9: mr; MLP: res, fits, ef
+      0, 2 * kMulPairs + 8 * 10,          // L6 MLP: plo, phi, pbt
+      0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10),  // L7 MLP: cam, cad, cbm, cbd, chm; L6's cleared
+      0, 8 + 7 - (7 + 7 + 7 + 6 + 4),     // L8 MLP: em, ed; L7's cleared
+      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1,  // L9 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa
+      0, 6 + 1 + 7 + 2 * kLanes + 8,      // L10 MLP: cmp; uni, car; cu, cs; lg
+      0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L11 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
+      8, 8 + 1 + 1,                       // L12: mr; MLP: res, fits, ef
   };
   std::vector<int> h = {kEmbedHots};
   for (int a : adds) h.push_back(h.back() + a);
@@ -200,14 +227,14 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 6016;
-  c.num_hidden_layers = 10;
-  c.layer_types = {"linear_attention", "linear_attention", "linear_attention", "linear_attention", "linear_attention",
-                   "full_attention",   "linear_attention", "linear_attention", "linear_attention", "linear_attention"};
-  // The MLP units the construction uses today (two per rule; the widest: L5's operand
-  // select, 5,426; L2's lane control and wave compares, 4,760), rounded up to 64;
+  c.hidden_size = 7104;
+  c.num_hidden_layers = 13;
+  c.layer_types = std::vector<std::string>(13, "linear_attention");
+  c.layer_types[5] = "full_attention";
+  // The MLP units the construction uses today (two per rule or step; the widest: L5's
+  // operand select, 5,618; L2's lane control, wave compares and cta, 5,564), rounded up to 64;
   // at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
-  c.intermediate_size = 5440;
+  c.intermediate_size = 5632;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -236,6 +263,8 @@ Builder build_machine() {
   build_lanes(n);
   build_scheduler(n);
   build_operands(n);
+  build_op_flags(n);
+  build_multiplier(n);
   build_alu(n);
   build_predicates(n);
   build_select(n);
@@ -260,12 +289,19 @@ void write_machine_model(const std::string& dir, engine::DType dtype) {
 std::string machine_summary(const Builder& b) {
   const engine::Config& c = b.config;
   int64_t params = 0, nonzero = 0;
+  std::vector<int64_t> layer_nonzero(static_cast<size_t>(c.num_hidden_layers), 0);
   for (const auto& [name, t] : b.tensors) {
     params += t.numel();
     int64_t set_nonzero = 0;
     for (const auto& [i, x] : t.set) set_nonzero += x != 0.0f;
-    nonzero += set_nonzero + (t.fill != 0.0f ? t.numel() - static_cast<int64_t>(t.set.size()) : 0);
+    const int64_t nz = set_nonzero + (t.fill != 0.0f ? t.numel() - static_cast<int64_t>(t.set.size()) : 0);
+    nonzero += nz;
+    for (int il = 0; il < c.num_hidden_layers; ++il)
+      if (name.rfind(b.layer(il), 0) == 0) layer_nonzero[static_cast<size_t>(il)] += nz;
   }
+  std::string per_layer;
+  for (int il = 0; il < c.num_hidden_layers; ++il)
+    per_layer += fmt::format("{}L{} {}", per_layer.empty() ? "" : ", ", il, layer_nonzero[static_cast<size_t>(il)]);
   std::string heads, mlp;
   int total_heads = 0, widest = 0, widest_layer = 0;
   for (int il = 0; il < c.num_hidden_layers; ++il) {
@@ -290,9 +326,9 @@ std::string machine_summary(const Builder& b) {
   }
   return fmt::format(
       "residual: {} of {} dims used\nDeltaNet heads used: {} ({})\nwidest MLP: {} of {} units (layer {})\n"
-      "MLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\n",
+      "MLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\nnonzero per layer: {}\n",
       machine_layout().used, c.hidden_size, total_heads, heads, widest, c.intermediate_size, widest_layer, mlp, params,
-      nonzero);
+      nonzero, per_layer);
 }
 
 }  // namespace qgpu::lift

@@ -25,21 +25,24 @@
 //   L4  GDN   lane status: 16 heads (warp x lane): PC, finished, barrier flag, written by
 //             `begin`, `run`, `wave` (every lane) and `sched` (the lanes of its mask), read
 //             at every token
-//   L4-L8 MLP the scheduler: runnable lanes, barrier release, the next warp round-robin,
+//   L4, L5, L9-L11 MLP the scheduler: runnable lanes, barrier release, the next warp round-robin,
 //             its min-PC lanes, another wave or the end (stage_sched.cpp); its record is
-//             in the residual after L8 (sfam, bar, barq, nw, mhi, mlo, smk, nk)
+//             in the residual after L11 (sfam, bar, barq, nw, mhi, mlo, smk, nk)
 //   L3  MLP   also nl: the lane of the step's next value or `st` record (stage_operands.cpp)
 //   L5  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
 //   L5  MLP   also oa, ob, oc: lane nl's operands (register, immediate or special)
 //   L4  MLP   also the word memory gets: at `st` the lane's operand b, else wb_word (mw);
 //             lane nl's %tid.x, %tid.y
-//   L6-L8 MLP the ALU for lane nl (stage_alu.cpp: the uniform-operand check, the adder,
+//   L6-L8 MLP the multiplier for lane nl (stage_mul.cpp: nibble products, column sums,
+//             digits; mul.lo and mad.lo), whose adder is the ALU's; mixers unused
+//   L9-L11 MLP the ALU for lane nl (stage_alu.cpp: the uniform-operand check, the adder,
 //             the value record's tag; stage_select.cpp: logic ops, shifts, min / max) and
-//             every lane's compares and predicate logic (stage_pred.cpp); mixers unused
-//   L9  GDN   0 global memory (126 words, the null slot 126): image values and `st`
+//             every lane's compares and predicate logic (stage_pred.cpp); also the
+//             scheduler's last three MLPs; mixers unused
+//   L12 GDN   0 global memory (126 words, the null slot 126): image values and `st`
 //             records write it, a `ld` reads lane nl's word; the host reads the arrays
 //             out of it
-//   L9  MLP   the emit: lane nl's result, whether it fits one token, the record family;
+//   L12 MLP   the emit: lane nl's result, whether it fits one token, the record family;
 //             the LM head scores every token by its matching fields (stage_emit.cpp)
 //
 // docs/design.md §3 has the layer table, what is next and the exactness argument.
@@ -48,6 +51,7 @@
 #include <span>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/tensor.h"
@@ -71,7 +75,7 @@ constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1)
 
 // Memory sits after the operand reads, so `st` can write the lane's operand b, and after
 // the adder, so `ld` reads at lane nl's address.
-inline constexpr int kMemoryLayer = 9;
+inline constexpr int kMemoryLayer = 12;
 inline constexpr int kMemoryHead = 0;
 inline constexpr int kRomLayer = 1;
 // ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
@@ -93,10 +97,13 @@ constexpr int lane_head(int warp, int lane) { return 4 * warp + lane; }
 // (+ 0, + 1); 4 pad channels after it.
 inline constexpr int kLanePcHi = 0, kLanePcLo = 16, kLaneFinished = 24, kLaneFlag = 26, kLaneStatusCode = 28;
 
-// The scheduler's MLPs are layers kSchedLayer .. kSchedLayer + 4; its record is read after
-// the last: sfam says which record (kSched*), the other fields its values.
+// The scheduler's MLPs are layers sched_layer(0..4): L4 and L5, then, past the multiplier,
+// L9-L11 beside the ALU; its record is read after kSchedLast: sfam says which record
+// (kSched*), the other fields its values.
 inline constexpr int kSchedLayer = 4;
 inline constexpr int kSchedLayers = 5;
+constexpr int sched_layer(int k) { return k < 2 ? kSchedLayer + k : 9 + k - 2; }
+inline constexpr int kSchedLast = sched_layer(kSchedLayers - 1);
 inline constexpr int kSchedBar = 0, kSchedSched = 1, kSchedWave = 2, kSchedEnd = 3;
 
 // The lane the next body record is for (nl, L3 MLP) and its operands a, b, c as words (oa,
@@ -105,8 +112,11 @@ inline constexpr int kOperandLayer = 5;
 
 // The ALU's MLPs are layers kAluLayer .. kAluLayer + 2 (stage_alu.cpp); the emit stage's
 // is kEmitLayer, whose ef field names the record family emitted next (kEmit*).
-inline constexpr int kAluLayer = 6;
-inline constexpr int kEmitLayer = 9;
+inline constexpr int kAluLayer = 9;
+inline constexpr int kEmitLayer = 12;
+// The multiplier's MLPs are layers kMulLayer .. kMulLayer + 2 (stage_mul.cpp), before the
+// ALU's, whose adder finishes the product.
+inline constexpr int kMulLayer = 6;
 inline constexpr int kEmitValue = 0, kEmitMid1 = 1, kEmitMid2 = 2, kEmitTail = 3, kEmitPred = 4, kEmitBr = 5,
                      kEmitSt = 6, kEmitBar = 7, kEmitSched = 8, kEmitWave = 9, kEmitEnd = 10, kEmitFamilies = 11;
 
@@ -133,11 +143,22 @@ void write_machine_model(const std::string& dir, engine::DType dtype);
 // What the weights use, counted from them: residual dims, DeltaNet heads per layer, the
 // widest MLP, nonzero parameters (one line per item, for `qgpu compile-model`).
 std::string machine_summary(const Builder& b);
-// Why the compiled model cannot generate records for a program with this ROM yet (the
-// first block whose op or operand the ALU does not have, named), or nullopt when it can.
+// Why the compiled model cannot generate records for a program with this ROM and launch yet
+// (the first block whose op or operand the ALU does not have, named; %ctaid needs a one-row
+// grid), or nullopt when it can.
 // The model holds and checks every program's state; it generates the ops listed in
 // docs/design.md §3 ("emit").
-std::optional<std::string> generation_gap(std::span<const Instr> code);
+std::optional<std::string> generation_gap(std::span<const Instr> code, const Launch& launch);
+// The codes the multiplier's layers (stage_mul.cpp) write for lane nl's operands a, b, c
+// of mul.lo (mad: mad.lo), group by group, for the divergence finder: after `layer`, group
+// g of `field` (size dims each) holds values[g].
+struct MulCodes {
+  int layer;
+  std::string field;
+  int size;
+  std::vector<int> values;
+};
+std::vector<MulCodes> multiplier_codes(uint32_t a, uint32_t b, uint32_t c, bool mad);
 // A hash of the sources the weights depend on (generated at build time): a cached model
 // built by another construction has another fingerprint.
 const char* construction_fingerprint();

@@ -1,19 +1,20 @@
 // The execute stage for lane nl (docs/design.md §3, "operand select and ALU"), built from
 // threshold steps (Mlp::step) on nibble values, so a word compare or a nibble sum costs a
 // few units per nibble instead of a table:
-//   L6 MLP: une, per effective lane j, port p and nibble g, whether lane j's operand p
+//   L9 MLP: une, per effective lane j, port p and nibble g, whether lane j's operand p
 //      differs from lane nl's there (its register read, %tid or %laneid against oa, ob,
 //      oc; immediates and the other specials are the same for every lane);
 //      the adder's first half: per nibble the sum x + y (+ 1 at nibble 0 for sub) mod 16
 //      (as) and its class: kill, propagate (15) or generate (>= 16) (acl), for add
 //      (oa + ob), sub (oa + ~ob + 1), addresses (oa + imm: ld, st, atomics) and neg, abs
 //      (~oa + 1);
-//   L7 MLP: uni, whether every effective lane reads lane nl's operands (uniform_operands);
+//   L10 MLP: uni, whether every effective lane reads lane nl's operands (uniform_operands);
 //      car, the carry into nibbles 1..7 (carry lookahead over the classes: rules);
-//   L8 MLP: sum = as + car nibble by nibble; etag, the tag of the value record: every
+//   L11 MLP: sum = as + car nibble by nibble; etag, the tag of the value record: every
 //      effective lane right after `sched` when the operands are uniform and the op is not
 //      an atomic, else lane nl.
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "gpu/isa.h"
@@ -52,7 +53,7 @@ Term small(Net& n, const std::string& field, int sign) {
 
 int une(Net& n, int lane, int port, int g, bool differs) { return n.dim("une", ((lane * 3 + port) * 8 + g) * 2 + (differs ? 1 : 0)); }
 
-// L6: une. Every (lane, port, nibble) starts equal; a step for "lane's value - nl's >= 1"
+// L9: une. Every (lane, port, nibble) starts equal; a step for "lane's value - nl's >= 1"
 // and one for "<= -1" move it to differs, vetoed unless the lane is effective, nl is a lane
 // and the operand field is of the step's source.
 void uniform_rules(Net& n, Mlp& m) {
@@ -60,7 +61,7 @@ void uniform_rules(Net& n, Mlp& m) {
   for (int lane = 0; lane < kLanes; ++lane)
     for (int p = 0; p < 3; ++p)
       for (int g = 0; g < 8; ++g) all_eq.push_back(une(n, lane, p, g, false));
-  m.rule({n.dims("fam", 0, kNumFamilies)}, all_eq);
+  m.rule({{n.one()}}, all_eq);
   const char* fields[3] = {"f_a", "f_b", "f_c"};
   const char* reads[3] = {"ra", "rb", "rc"};
   const char* outs[3] = {"oa", "ob", "oc"};
@@ -94,9 +95,9 @@ void uniform_rules(Net& n, Mlp& m) {
     }
 }
 
-// L7: uni, 0 when no (lane, port, nibble) differs.
+// L10: uni, 0 when no (lane, port, nibble) differs.
 void uniform_and(Net& n, Mlp& m) {
-  m.rule({n.dims("fam", 0, kNumFamilies)}, {n.dim("uni", 0)});
+  m.rule({{n.one()}}, {n.dim("uni", 0)});
   std::vector<Term> terms;
   for (int lane = 0; lane < kLanes; ++lane)
     for (int p = 0; p < 3; ++p)
@@ -107,48 +108,56 @@ void uniform_and(Net& n, Mlp& m) {
 int as(Net& n, int g, int v) { return n.dim("as", 16 * g + v % 16); }
 int acl(Net& n, int g, int c) { return n.dim("acl", 3 * g + c); }
 
-// L6: as and acl for one operand pair: steps "x_g + y_g + carry in >= v" telescope the
-// sum's nibble from 0 to v % 16 and the class from kill to propagate (v = 15) and
-// generate (v = 16).
-void adder_digits(Net& n, Mlp& m, const std::vector<int>& ops, const std::string& x, const std::string& y, bool complement,
+// L9: as and acl for one operand pair, whose nibble g is the terms digit(g): steps
+// "digit + carry in >= v" telescope the sum's nibble from 0 to v % 16 and the class from
+// kill to propagate (v = 15) and generate (v = 16).
+void adder_digits(Net& n, Mlp& m, std::string_view set, const std::function<std::vector<Term>(int)>& digit,
                   int carry_in) {
-  std::vector<int> veto;
-  for (int d : n.dims("f_op", 0, n.l["f_op"].size))
-    if (std::find(ops.begin(), ops.end(), d) == ops.end()) veto.push_back(d);
+  const std::vector<int> ops = op_set_dims(n, set), veto = op_veto(n, set);
   for (int g = 0; g < 8; ++g) {
     m.rule({ops}, {as(n, g, 0), acl(n, g, kKill)});
-    const int cin = g == 0 ? carry_in : 0;
-    for (int v = 1; v <= (x.empty() ? 15 : 30) + cin; ++v) {
+    const std::vector<Term> terms = digit(g);
+    int hi = g == 0 ? carry_in : 0;
+    for (const Term& t : terms) hi += *std::max_element(t.weight.begin(), t.weight.end());
+    for (int v = 1; v <= hi; ++v) {
       std::vector<Out> outs = {{as(n, g, v - 1), -1}, {as(n, g, v), 1}};
       if (v == 15) outs.insert(outs.end(), {{acl(n, g, kKill), -1}, {acl(n, g, kPropagate), 1}});
       if (v == 16) outs.insert(outs.end(), {{acl(n, g, kPropagate), -1}, {acl(n, g, kGenerate), 1}});
-      std::vector<Term> terms = {nibble(n, y, g, 1, complement)};
-      if (!x.empty()) terms.push_back(nibble(n, x, g));
-      m.step(terms, v - cin, veto, outs);
+      m.step(terms, v - (g == 0 ? carry_in : 0), veto, outs);
     }
   }
 }
 
-void adder_first_half(Net& n, Mlp& m) {
-  const std::vector<int> add = op_dims(n, {Op::kAdd}), sub = op_dims(n, {Op::kSub});
-  const std::vector<int> addr = op_dims(n, {Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
-                                            Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas});
-  const std::vector<int> neg = op_dims(n, {Op::kNeg, Op::kAbs});
-  adder_digits(n, m, add, "oa", "ob", false, 0);
-  adder_digits(n, m, sub, "oa", "ob", true, 1);
-  adder_digits(n, m, addr, "oa", "f_imm", false, 0);
-  adder_digits(n, m, neg, "", "oa", true, 1);  // 0 + ~a + 1
-  std::vector<int> zero;
-  for (int g = 0; g < 8; ++g) zero.insert(zero.end(), {as(n, g, 0), acl(n, g, kKill)});
-  std::vector<int> rest;
-  for (int d : n.dims("f_op", 0, n.l["f_op"].size))
-    if (std::find(add.begin(), add.end(), d) == add.end() && std::find(sub.begin(), sub.end(), d) == sub.end() &&
-        std::find(addr.begin(), addr.end(), d) == addr.end() && std::find(neg.begin(), neg.end(), d) == neg.end())
-      rest.push_back(d);
-  m.rule({rest}, zero);
+// The same for x + y (or 0 + y when x is empty), y complemented (15 - value) for sub, neg.
+void adder_digits(Net& n, Mlp& m, std::string_view set, const std::string& x, const std::string& y, bool complement,
+                  int carry_in) {
+  adder_digits(n, m, set, [&](int g) {
+    std::vector<Term> terms = {nibble(n, y, g, 1, complement)};
+    if (!x.empty()) terms.push_back(nibble(n, x, g));
+    return terms;
+  }, carry_in);
 }
 
-// L7: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes): the nearest nibble below g that
+void adder_first_half(Net& n, Mlp& m) {
+  adder_digits(n, m, "add", "oa", "ob", false, 0);
+  adder_digits(n, m, "sub", "oa", "ob", true, 1);
+  adder_digits(n, m, "addr", "oa", "f_imm", false, 0);
+  adder_digits(n, m, "neg", "", "oa", true, 1);  // 0 + ~a + 1
+  // The multiplier's digits (stage_mul.cpp): em_g + ed_{g-1}, at most 15 + 3.
+  adder_digits(n, m, "mul", [&](int g) {
+    std::vector<Term> terms = {value_term(n, "em", 16 * g, 16)};
+    if (g > 0) terms.push_back(value_term(n, "ed", 4 * (g - 1), 4));
+    return terms;
+  }, 0);
+  std::vector<int> zero;
+  for (int g = 0; g < 8; ++g) zero.insert(zero.end(), {as(n, g, 0), acl(n, g, kKill)});
+  m.rule({op_dims(n, {Op::kAdd, Op::kSub, Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
+                      Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas, Op::kNeg, Op::kAbs, Op::kMulLo, Op::kMadLo},
+                     true)},
+         zero);
+}
+
+// L10: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes): the nearest nibble below g that
 // does not propagate decides; all propagating gives no carry (the carry in of sub is in
 // nibble 0's sum).
 void carry_rules(Net& n, Mlp& m) {
@@ -170,11 +179,11 @@ void carry_rules(Net& n, Mlp& m) {
   }
 }
 
-// L8: sum nibble g = as_g + carry mod 16.
+// L11: sum nibble g = as_g + carry mod 16.
 void adder_second_half(Net& n, Mlp& m) {
   for (int v = 0; v < 16; ++v) m.rule({{as(n, 0, v)}}, {n.dim("sum", v)});
   for (int g = 1; g < 8; ++g) {
-    m.rule({n.dims("fam", 0, kNumFamilies)}, {n.dim("sum", 16 * g)});
+    m.rule({{n.one()}}, {n.dim("sum", 16 * g)});
     Term carry{{n.dim("car", 2 * (g - 1) + 1)}, {1}};
     Term digit;
     for (int v = 0; v < 16; ++v) {
@@ -186,7 +195,7 @@ void adder_second_half(Net& n, Mlp& m) {
   }
 }
 
-// L8: etag, lane in at 2 l, out at 2 l + 1.
+// L11: etag, lane in at 2 l, out at 2 l + 1.
 void tag_rules(Net& n, Mlp& m) {
   const Lit sched = {n.fam(Tok::kSched)}, other = n.families({Tok::kSched}, true);
   const std::vector<int> atomic = op_dims(n, {Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU,

@@ -1,8 +1,8 @@
 // The emit stage and the LM head (docs/design.md §3, "emit"): the record the machine
 // emits next, chosen from the state the earlier layers decoded.
-//   L9 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
+//   L12 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
 //      nl's address (the adder's sum), every other token the null slot: mr;
-//   L9 MLP: res, lane nl's result word (mov: oa; add, sub, neg: the sum; abs: the sum or
+//   L12 MLP: res, lane nl's result word (mov: oa; add, sub, neg, mul.lo, mad.lo: the sum; abs: the sum or
 //      oa by a's sign; ld: mr; selp: oa or ob by oc; min, max: by pka; and, or, xor, not:
 //      lg; shifts: sbit's nibbles; ops the ALU does not have yet: 0); fits, whether it is a one-token value
 //      (-256..511); ef, the record family: a body record (value, its next byte m1 m2 t,
@@ -32,7 +32,7 @@ constexpr float kFitsLogit = 32.0f;    // more than a value token's field matche
 
 int nib(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 
-// L9: lane nl's load address is the sum; its word is slot sum / 4 (valid programs load
+// L12: lane nl's load address is the sum; its word is slot sum / 4 (valid programs load
 // aligned, written words: the interpreter traps otherwise). Other tokens read the null
 // slot (the word 0).
 void build_load(Net& n) {
@@ -106,12 +106,13 @@ void shift_results(Net& n, Mlp& m, const Lit& shifts) {
 
 // The ops whose result the ALU has (generation_gap's list).
 constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, Op::kLd, Op::kSelp, Op::kMinS, Op::kMinU,
-                             Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS};
+                             Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS,
+                             Op::kMulLo, Op::kMadLo};
 
 void results(Net& n, Mlp& m) {
   auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
   result_rules(n, m, {ops({Op::kMov})}, "oa");
-  result_rules(n, m, {ops({Op::kAdd, Op::kSub, Op::kNeg})}, "sum");
+  result_rules(n, m, {ops({Op::kAdd, Op::kSub, Op::kNeg, Op::kMulLo, Op::kMadLo})}, "sum");
   result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7 + 8, 8)}, "sum");  // a < 0: ~a + 1
   result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7, 8)}, "oa");
   result_rules(n, m, {ops({Op::kLd})}, "mr");
@@ -256,20 +257,22 @@ void build_lm_head(Net& n) {
 
 }  // namespace
 
-std::optional<std::string> generation_gap(std::span<const Instr> code) {
+std::optional<std::string> generation_gap(std::span<const Instr> code, const Launch& launch) {
   for (size_t b = 0; b < code.size(); ++b) {
     const Instr& in = code[b];
     const Effect e = op_info(in.op).effect;
     const bool built = e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
                        e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
     if (!built)
-      return fmt::format("block {}: {} (the model's ALU has mov, add, sub, neg, abs, min, max, and, or, xor, not, "
-                         "shl, shr, selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b,
+      return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
+                         "or, xor, not, shl, shr, selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b,
                          op_info(in.op).mnemonic);
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&
-          (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)))
-        return fmt::format("block {}: reads %ctaid (not compiled into the model yet)", b);
+          (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)) &&
+          launch.grid_y > 1)
+        return fmt::format("block {}: reads %ctaid on a grid of {} rows (the model has %ctaid for one-row grids so far)",
+                           b, launch.grid_y);
   }
   return std::nullopt;
 }

@@ -6,15 +6,16 @@
 //      done or has no per-lane records), as interp's next_body_record() picks it: after
 //      `sched` the first effective lane; after a one-lane `v`, `t` or `st` the next
 //      effective lane after it; while a 4-byte value is in flight its lane;
-//   L2 MLP: wbase, the step's warp within its CUDA block (w % wpc);
+//   L2 MLP: wbase, the step's warp within its CUDA block (w % wpc); cta, its CUDA block
+//      (slot + k cpw: %ctaid.x of a one-row grid);
 //   L3 MLP: tidx{l}, tidy{l}, every lane's %tid.x and %tid.y (tid = 4 wbase + l, by bx);
 //   L4 MLP: tidx, tidy, lane nl's; and mw, the word memory gets: at `st` its lane's
 //      operand b (register, immediate or special), else L0's word (0 at `pred`);
 //   L5 MLP: oa, ob, oc, lane nl's operands a, b, c as words: the register read (L2), the
 //      immediate for field code 31, or the special: %tid, %ntid, %nctaid, %laneid,
 //      %warpid, %ctaslot from tidx/tidy, the header and the step; the word 0 when nl is
-//      none. %ctaid.x and %ctaid.y read as the word 0 today: they need (k cpw + slot)
-//      divided by the grid width (docs/design.md §3 lists the options).
+//      none. %ctaid.x is cta and %ctaid.y 0, right for a one-row grid; a taller grid needs
+//      cta divided by the grid width (docs/design.md §3), and generation_gap refuses it.
 #include <bit>
 #include <string>
 
@@ -130,6 +131,28 @@ void warp_base_rules(Net& n, Mlp& m) {
       m.rule({thr_class(n, k), {n.dim("step", kStepWarp + w)}}, {n.dim("wbase", w % (k + 1))});
 }
 
+// L2: cta, the step's CUDA block N = slot + k cpw (slot = w / wpc, cpw = 4 / wpc, k the
+// wave), as lo | hi nibbles: %ctaid.x for a one-row grid (N < gx). The low nibble is
+// (slot + cpw k_lo) mod 16; the high one cpw k_hi + (cpw k_lo) / 16 (slot < cpw adds no
+// carry; for the warp a 3-warp block leaves out, which never runs, it may differ).
+void cta_rules(Net& n, Mlp& m) {
+  m.rule({{n.dim("thr", 16)}}, {n.dim("cta", 0), n.dim("cta", 16)});  // more than 16 threads: never runs
+  for (int k = 0; k < 4; ++k) {
+    const int wpc = k + 1, cpw = kWarps / wpc;
+    for (int w = 0; w < kWarps; ++w)
+      for (int v = 0; v < 16; ++v)
+        m.rule({thr_class(n, k), {n.dim("step", kStepWarp + w)}, {n.dim("h_wave", 16 + v)}},
+               {n.dim("cta", (w / wpc + cpw * v) % 16)});
+    for (int hi = 0; hi < 16; ++hi)
+      for (int t = 0; t < cpw; ++t) {
+        Lit lo;
+        for (int v = 0; v < 16; ++v)
+          if (cpw * v / 16 == t) lo.push_back(n.dim("h_wave", 16 + v));
+        if (!lo.empty()) m.rule({thr_class(n, k), {n.dim("h_wave", hi)}, lo}, {n.dim("cta", 16 + (cpw * hi + t) % 16)});
+      }
+  }
+}
+
 // L3: every lane's %tid.x and %tid.y (tid = 4 wbase + lane); L4: lane nl's.
 void tid_rules(Net& n, Mlp& lanes, Mlp& pick) {
   for (int l = 0; l < kLanes; ++l)
@@ -190,7 +213,14 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
     m.rule(with(code(Special::kNtidX), {{n.dim("h_bx", 16 + v)}}), word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
     m.rule(with(code(Special::kNtidY), {{n.dim("h_by", 16 + v)}}), word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
   }
-  m.rule(code(Special::kCtaidX), word_dims(n, out, {}));  // not built yet
+  // %ctaid.x = N (a one-row grid: generation_gap refuses %ctaid on taller ones), %ctaid.y 0.
+  for (int v = 0; v < 16; ++v) {
+    m.rule(with(code(Special::kCtaidX), {{n.dim("cta", v)}}), {n.dim(out, v)});
+    m.rule(with(code(Special::kCtaidX), {{n.dim("cta", 16 + v)}}), {n.dim(out, 16 + v)});
+  }
+  std::vector<int> high;
+  for (int g = 2; g < 8; ++g) high.push_back(n.dim(out, 16 * g));
+  m.rule(code(Special::kCtaidX), high);
   m.rule(code(Special::kCtaidY), word_dims(n, out, {}));
   // gx, gy (1..256) = the header's 16 hi + lo, plus 1, nibble by nibble.
   for (auto [sp, h] : {std::pair{Special::kNctaidX, "h_gx"}, std::pair{Special::kNctaidY, "h_gy"}}) {
@@ -256,6 +286,7 @@ void build_operands(Net& n) {
   build_byte_tag(n);
   Mlp base(n, kRegisterLayer);
   warp_base_rules(n, base);
+  cta_rules(n, base);
   Mlp lane(n, kParityLayer);
   next_lane_rules(n, lane);
   Mlp pick(n, kSchedLayer);

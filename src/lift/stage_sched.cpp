@@ -8,12 +8,12 @@
 //      wave follows); nk_hi, nk_lo (the wave k + 1);
 //   L5 MLP: nw (the next warp round-robin after lastw with a runnable lane, 4 none);
 //      rel{c} (0: every unfinished lane of CUDA block slot c waits, and one does);
-//   L6 MLP: ch{l}, cl{l} (lane l of warp nw: its PC / 8, % 8 when runnable, else 16, 8);
+//   L9 MLP: ch{l}, cl{l} (lane l of warp nw: its PC / 8, % 8 when runnable, else 16, 8);
 //      bar (the first released slot, 4 none), barq (its new parity, 2 none); sfam (the
 //      record: 0 bar, 1 sched, 2 wave, 3 end);
-//   L7 MLP: cmp{i}{j} (i < j): lane i's PC against lane j's (<, =, >; not runnable is
+//   L10 MLP: cmp{i}{j} (i < j): lane i's PC against lane j's (<, =, >; not runnable is
 //      larger than any PC);
-//   L8 MLP: smk{l} (0: lane l is in the min-PC mask), mhi, mlo (the min PC).
+//   L11 MLP: smk{l} (0: lane l is in the min-PC mask), mhi, mlo (the min PC).
 // A lane's CUDA block slot depends on the block's thread count only through its warps per
 // CUDA block, so the rules take thr in four classes (1-4, 5-8, 9-12, 13-16 threads).
 #include <string>
@@ -280,15 +280,15 @@ void build_scheduler(Net& n) {
   Mlp lanes(n, kSchedLayer);
   runnable_rules(n, lanes);
   wave_rules(n, lanes);
-  Mlp warps(n, kSchedLayer + 1);
+  Mlp warps(n, sched_layer(1));
   next_warp_rules(n, warps);
   release_rules(n, warps);
-  Mlp pick(n, kSchedLayer + 2);
+  Mlp pick(n, sched_layer(2));
   candidate_rules(n, pick);
   record_rules(n, pick);
-  Mlp cmp(n, kSchedLayer + 3);
+  Mlp cmp(n, sched_layer(3));
   compare_rules(n, cmp);
-  Mlp mask(n, kSchedLayer + 4);
+  Mlp mask(n, sched_layer(4));
   mask_rules(n, mask);
 }
 

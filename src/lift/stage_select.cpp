@@ -1,13 +1,13 @@
 // The value ops that choose or combine bits rather than add (docs/design.md §3), for lane
 // nl, by threshold steps:
-//   L6 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
+//   L9 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
 //      >= 1, = 1) and not (a = 0), or a's bit for the shifts, vetoed unless the op is the
 //      one: all off otherwise; sa, the shift amount (b below 32, else 32);
-//   L7 MLP: lg, those bits as nibbles (steps on the bits' weighted sum);
-//   L8 MLP: pka, whether min / max take a (lane nl's compare of a and b from
+//   L10 MLP: lg, those bits as nibbles (steps on the bits' weighted sum);
+//   L11 MLP: pka, whether min / max take a (lane nl's compare of a and b from
 //      stage_pred.cpp: cu{l}, cs{l}); sbit, the shifted word's bits (a step per output bit
 //      and amount: "the amount is s and the source bit is on").
-// L9's result select (stage_emit.cpp) takes lg for the logic ops, sbit's nibbles for the
+// L12's result select (stage_emit.cpp) takes lg for the logic ops, sbit's nibbles for the
 // shifts, pka's operand for min and max, oa or ob by the predicate oc for selp, and the
 // adder's ~a + 1 for neg and abs.
 #include <algorithm>
@@ -25,7 +25,7 @@ using Term = Mlp::Term;
 
 int lbit(Net& n, int g, int k, bool on) { return n.dim("lbit", (4 * g + k) * 2 + (on ? 0 : 1)); }
 
-std::vector<int> veto_unless(Net& n, Op op) { return op_dims(n, {op}, true); }
+std::vector<int> veto_unless(Net& n, Op op) { return op_veto(n, op_info(op).mnemonic); }
 
 // Bit k of nibble g of a word field, times sign.
 Term bit(Net& n, const std::string& field, int g, int k, int sign) {
@@ -41,7 +41,7 @@ void logic_bits(Net& n, Mlp& m) {
   std::vector<int> off;
   for (int g = 0; g < 8; ++g)
     for (int k = 0; k < 4; ++k) off.push_back(lbit(n, g, k, false));
-  m.rule({n.dims("fam", 0, kNumFamilies)}, off);
+  m.rule({{n.one()}}, off);
   for (int g = 0; g < 8; ++g)
     for (int k = 0; k < 4; ++k) {
       const std::vector<Term> both = {bit(n, "oa", g, k, 1), bit(n, "ob", g, k, 1)};
@@ -52,11 +52,11 @@ void logic_bits(Net& n, Mlp& m) {
       m.step(both, 1, veto_unless(n, Op::kXor), turn_on);
       m.step(both, 2, veto_unless(n, Op::kXor), turn_off);
       m.step({bit(n, "oa", g, k, -1)}, 0, veto_unless(n, Op::kNot), turn_on);
-      m.step({bit(n, "oa", g, k, 1)}, 1, op_dims(n, {Op::kShl, Op::kShrU, Op::kShrS}, true), turn_on);  // a shift's a, bit by bit
+      m.step({bit(n, "oa", g, k, 1)}, 1, op_veto(n, "shift"), turn_on);  // a shift's a, bit by bit
     }
 }
 
-// L6: sa, the shift amount: b when it is below 32 (b's nibble 0 and 1, the rest 0), else 32.
+// L9: sa, the shift amount: b when it is below 32 (b's nibble 0 and 1, the rest 0), else 32.
 void shift_amount(Net& n, Mlp& m) {
   for (int s = 0; s < 32; ++s) {
     std::vector<Lit> lits = {{n.dim("ob", s % 16)}, {n.dim("ob", 16 + s / 16)}};
@@ -76,13 +76,13 @@ void shift_amount(Net& n, Mlp& m) {
 
 int sbit(Net& n, int i, bool on) { return n.dim("sbit", 2 * i + (on ? 0 : 1)); }
 
-// L8: sbit, the shifted word's bits: bit i is on when the amount is s and a's bit i - s
+// L11: sbit, the shifted word's bits: bit i is on when the amount is s and a's bit i - s
 // (shl), i + s (shr.u) or min(i + s, 31) (shr.s; for amounts of 32 and more, the sign)
 // is on; shl and shr.u by 32 or more give 0.
 void shift_bits(Net& n, Mlp& m) {
   std::vector<int> off;
   for (int i = 0; i < 32; ++i) off.push_back(sbit(n, i, false));
-  m.rule({n.dims("fam", 0, kNumFamilies)}, off);
+  m.rule({{n.one()}}, off);
   auto on_when = [&](Op op, int i, int s, int src) {
     m.step({{{n.dim("sa", s)}, {1}}, {{lbit(n, src / 4, src % 4, true)}, {1}}}, 2, veto_unless(n, op),
            {{sbit(n, i, false), -1}, {sbit(n, i, true), 1}});
@@ -97,7 +97,7 @@ void shift_bits(Net& n, Mlp& m) {
 void logic_nibbles(Net& n, Mlp& m) {
   std::vector<int> zero;
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("lg", 16 * g));
-  m.rule({n.dims("fam", 0, kNumFamilies)}, zero);
+  m.rule({{n.one()}}, zero);
   for (int g = 0; g < 8; ++g) {
     std::vector<Term> value;
     for (int k = 0; k < 4; ++k) value.push_back({{lbit(n, g, k, true)}, {1 << k}});

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <initializer_list>
+#include <string>
+#include <string_view>
 
 #include "gpu/isa.h"
 #include "lift/construct.h"
@@ -12,17 +14,40 @@ namespace qgpu::lift {
 // f_op dims (code op + 1; 0 the empty block) of the listed ops, or of every other code: a
 // rule's literal "the op is one of these", or a step's veto "unless the op is one of these".
 std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false);
+// The op sets the ALU's steps are vetoed by, as dual-rail flags (opf, L4 MLP: 0 the op is
+// in the set, 1 not), so a step's veto is one dim instead of the 60-odd other op codes.
+inline constexpr struct OpSet {
+  const char* name;
+  std::initializer_list<Op> ops;
+} kOpSets[] = {
+    {"mul", {Op::kMulLo, Op::kMadLo}}, {"mul.lo", {Op::kMulLo}}, {"mad.lo", {Op::kMadLo}},
+    {"add", {Op::kAdd}}, {"sub", {Op::kSub}},
+    {"addr", {Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas}},
+    {"neg", {Op::kNeg, Op::kAbs}}, {"and", {Op::kAnd}}, {"or", {Op::kOr}}, {"xor", {Op::kXor}}, {"not", {Op::kNot}},
+    {"shift", {Op::kShl, Op::kShrU, Op::kShrS}}, {"shl", {Op::kShl}}, {"shr.u", {Op::kShrU}}, {"shr.s", {Op::kShrS}}};
+inline constexpr int kOpSetCount = sizeof(kOpSets) / sizeof(kOpSets[0]);
+// A step's veto "unless the op is in set `name`": its flag's "not" rail.
+std::vector<int> op_veto(Net& n, std::string_view name);
+// The set's op dims (op_dims of its ops).
+std::vector<int> op_set_dims(Net& n, std::string_view name);
+void build_op_flags(Net& n);
+
+// A one-hot group of `size` dims of a field from `first` as a step term weighted by value
+// (entry v weighs v; 0 left out).
+Mlp::Term value_term(Net& n, const std::string& field, int first, int size);
+
 // The same for the ops whose effect is listed.
 std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false);
 
-// The token embedding: one hot per field group ("none" included), kEmbedHots per token.
-inline constexpr int kEmbedHots = 38;
+// The token embedding: one hot per field group ("none" included) and the constant `one`,
+// kEmbedHots per token.
+inline constexpr int kEmbedHots = 39;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
 
 // stage_image.cpp: the program image and memory. L0 image address and ROM block address;
-// L1 the ROM's writes; L6 memory (image values and `st`).
+// L1 the ROM's writes; L12 memory (image values and `st`).
 void build_image(Net& n);
 
 // stage_state.cpp: what consumed records write and what every token reads. L0 step and
@@ -37,7 +62,7 @@ void build_launch(Net& n);
 void build_lanes(Net& n);
 
 // stage_sched.cpp: the last warp (L0 head 8), the lane status reads (L4), and the
-// scheduler's MLPs (L4-L8).
+// scheduler's MLPs (L4, L5, L9-L11).
 void build_scheduler(Net& n);
 
 // stage_operands.cpp: btag (L0 heads 9, 10), the next record's lane nl (L3 MLP), each
@@ -45,18 +70,25 @@ void build_scheduler(Net& n);
 // (L4 MLP).
 void build_operands(Net& n);
 
+// stage_mul.cpp: the multiplier's products (plo, phi, pbt), column sums (cam, cad, cbm,
+// cbd, chm) and digits (em, ed), L6-L8 MLPs; kMulPairs nibble pairs of columns 0..6, a
+// product's high nibble in kMulHiValues dims (225 = 0xe1).
+inline constexpr int kMulPairs = 28;
+inline constexpr int kMulHiValues = 15;
+void build_multiplier(Net& n);
+
 // stage_alu.cpp: the uniform-operand check (une, uni), the adder (as, acl, car, sum) and
-// the value record's tag (etag), L6-L8 MLPs.
+// the value record's tag (etag), L9-L11 MLPs.
 void build_alu(Net& n);
 
-// stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L6-L8.
+// stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L9-L11.
 void build_predicates(Net& n);
 
-// stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L6-L8.
+// stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L9-L11.
 void build_select(Net& n);
 
-// stage_emit.cpp: the load read (L9 memory head), the result, whether it fits one token
-// and the record family (L9 MLP), the LM head.
+// stage_emit.cpp: the load read (L12 memory head), the result, whether it fits one token
+// and the record family (L12 MLP), the LM head.
 void build_emit(Net& n);
 
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
