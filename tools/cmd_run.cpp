@@ -21,7 +21,7 @@ namespace qgpu {
 namespace {
 
 struct RunArgs {
-  std::string file, kernel, grid = "1", block = "4", engine = "interp", dtype = "f32", dump, opt = "s";
+  std::string file, kernel, grid = "1", block = "4", engine = "interp", dtype, dump, opt = "s";
   std::string model, rounding = "llama";
   std::vector<std::string> args;
   bool json = false, trace = false, check = false;
@@ -48,12 +48,13 @@ void dump(const CompiledKernel& k, const std::string& what) {
 
 void run_kernel(const RunArgs& r) {
   if (r.engine != "interp" && r.engine != "model") fail("--engine {}: expected interp or model", r.engine);
-  if (r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16") fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
+  if (!r.dtype.empty() && r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16")
+    fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
   std::string source = read_text_file(r.file);
   CompiledKernel k = compile_cuda(source, compile_options(r));
   if (!r.dump.empty()) return dump(k, r.dump);
   const Program& p = k.program;
-  ReportOptions report{.engine = r.engine, .dtype = r.dtype, .outputs = k.outputs, .with_records = r.trace};
+  ReportOptions report{.engine = r.engine, .dtype = r.dtype.empty() ? "f32" : r.dtype, .outputs = k.outputs, .with_records = r.trace};
   if (r.engine == "model" && !r.check)
     return run_on_model({r.model, r.dtype, r.rounding, r.json}, p, p.launch, report, r.max_records);
   Trace t = run(p, p.launch, {.max_records = r.max_records});
@@ -73,7 +74,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--block", r->block, "CUDA block size X[,Y] in threads (default 4)");
   cmd->add_option("--arg", r->args, "NAME=VALUE: a number for a scalar, [1,2,-3] for a pointer (its contents)");
   cmd->add_option("--engine", r->engine, "interp (the reference interpreter) or model");
-  cmd->add_option("--dtype", r->dtype, "f32, bf16 or f16 (model engine)");
+  cmd->add_option("--dtype", r->dtype, "f32, bf16 or f16 (model engine; default: the checkpoint's own)");
   cmd->add_flag("--json", r->json, "Print one JSON object: kernel, engine, dtype, outputs, tokens, ...");
   cmd->add_flag("--trace", r->trace, "Print (or include in the JSON) every record");
   cmd->add_option("--dump", r->dump, "Print the program after a stage: ptx, ir, alloc or blocks");

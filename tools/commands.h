@@ -28,7 +28,9 @@ engine::Rounding rounding_option(const std::string& s);
 // The compiled model a launch runs on: --model DIR (default: the cached GPU-only model),
 // --dtype, --rounding, --json.
 struct ModelArgs {
-  std::string model, dtype = "f32", rounding = "llama";
+  // dtype: f32, bf16, f16, or empty for the checkpoint's own (the construction is exact in
+  // f32 on f32 weights, and on bf16 or f16 weights with their rounding, not f32 on bf16).
+  std::string model, dtype, rounding = "llama";
   bool json = false;
 };
 // --check: the divergence finder on the interpreter's trace t; exits 1 (an Error) at a divergence.

@@ -12,17 +12,28 @@
 #include "host/model_cache.h"
 
 namespace qgpu {
+namespace {
+
+// The model and the dtype it runs in: --dtype's, else the checkpoint's own.
+engine::Model load(const ModelArgs& a, const std::string& dir) {
+  if (!a.dtype.empty() && a.dtype != "f32" && a.dtype != "bf16" && a.dtype != "f16")
+    fail("--dtype {}: expected f32, bf16 or f16", a.dtype);
+  return engine::load_model(dir, a.dtype.empty() ? std::nullopt : std::optional(engine::parse_dtype(a.dtype)));
+}
+
+}  // namespace
 
 // The divergence finder on the interpreter's records; exits 1 (an Error) at a divergence.
 void check_on_model(const ModelArgs& r, const Trace& t) {
   engine::Rounding rounding = rounding_option(r.rounding);
   std::string dir = r.model.empty() ? host::machine_model_dir() : r.model;
-  engine::Model m = engine::load_model(dir, engine::parse_dtype(r.dtype));
+  engine::Model m = load(r, dir);
+  const std::string dtype = engine::dtype_name(m.dtype);
   host::CheckReport c = host::check_launch(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true},
                                            t.prompt, t.records);
-  std::string what = fmt::format("{} {}{}", dir, r.dtype, r.rounding == "transformers" ? " (transformers' rounding)" : "");
+  std::string what = fmt::format("{} {}{}", dir, dtype, r.rounding == "transformers" ? " (transformers' rounding)" : "");
   if (r.json) {
-    nlohmann::ordered_json j = {{"model", dir}, {"dtype", r.dtype}, {"rounding", r.rounding},
+    nlohmann::ordered_json j = {{"model", dir}, {"dtype", dtype}, {"rounding", r.rounding},
                                 {"tokens", c.tokens}, {"prompt_tokens", c.prompt_tokens}, {"emitted", c.emitted},
                                 {"equal", !c.first}};
     if (c.gap) j["not_generated"] = *c.gap;
@@ -41,17 +52,17 @@ void check_on_model(const ModelArgs& r, const Trace& t) {
 }
 
 void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records) {
-  if (std::optional<std::string> gap = lift::generation_gap(p.code))
+  if (std::optional<std::string> gap = lift::generation_gap(p.code, l))
     fail("--engine model: {}: the compiled model cannot generate this kernel's records yet: {}. Use --engine "
          "interp, or --check to compare the state the model holds with the interpreter's for any kernel",
          p.kernel, *gap);
   std::string dir = a.model.empty() ? host::machine_model_dir() : a.model;
-  engine::Model m = engine::load_model(dir, engine::parse_dtype(a.dtype));
+  engine::Model m = load(a, dir);
   std::vector<Rec> prompt = encode_image(p, l);
   host::ModelRun run = host::generate_launch(
       m, {.threads = 1, .rounding = rounding_option(a.rounding), .skip_zero_rows = true}, prompt, max_records);
   report.engine = "model";
-  report.dtype = a.dtype;
+  report.dtype = engine::dtype_name(m.dtype);
   if (a.json) {
     nlohmann::json j = trace_json(p, l, run.trace, report);
     j["model"] = dir;
@@ -60,7 +71,7 @@ void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportO
     return fmt::print("{}\n", j.dump());
   }
   fmt::print("{}", trace_text(p, l, run.trace, report.with_records));
-  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s\n", dir, a.dtype, run.trace.records.size(),
+  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s\n", dir, report.dtype, run.trace.records.size(),
              run.seconds, run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0);
 }
 
