@@ -118,12 +118,14 @@ TEST_F(CompileCli, DumpBlocksReassembles) {
 TEST_F(CompileCli, OptionErrors) {
   struct Case {
     std::string options, err;
+    std::string args = kArgs;
   };
   const Case cases[] = {
       {" --engine model", "--engine model: prefix: the compiled model cannot generate this kernel's records yet: "
-                          "block 0: mad.lo (the model's ALU has mov, add, sub, neg, abs, min, max, and, or, xor, not, "
-                          "shl, shr, selp, ld, st, setp and the predicate ops, bra, bar and exit so far). Use --engine "
-                          "interp, or --check to compare the state the model holds with the interpreter's for any kernel"},
+                          "block 0: reads %ctaid on a grid of 2 rows (the model has %ctaid for one-row grids so far). "
+                          "Use --engine interp, or --check to compare the state the model holds with the interpreter's "
+                          "for any kernel",
+       "--grid 2,2 --arg 'x=[1,2,3,4,5,6]' --arg 'out=[0,0,0,0,0,0,0,0]' --arg n=6"},
       {" --check --rounding bf16", "--rounding bf16: expected llama or transformers"},
       {" --engine gpu", "--engine gpu: expected interp or model"},
       {" --dtype f64", "--dtype f64: expected f32, bf16 or f16"},
@@ -132,7 +134,7 @@ TEST_F(CompileCli, OptionErrors) {
                                             "extern \"C\" to keep their names"},
   };
   for (const Case& c : cases) {
-    Result r = qgpu(run(kArgs + c.options));
+    Result r = qgpu(run(c.args + c.options));
     EXPECT_EQ(r.status, 1) << c.options;
     EXPECT_EQ(r.out, "") << c.options;
     EXPECT_EQ(r.err, "qgpu: error: " + c.err + "\n") << c.options;

@@ -304,6 +304,11 @@ void expect_llama_generates(const std::string& gguf, DType t) {
 TEST_P(LlamaCppMachine, ForcedLaunchStateOfLlamaCppEqualsTheInterpreter) {
   REQUIRE_HARNESS();
   const DType t = GetParam();
+#if defined(__SANITIZE_ADDRESS__)
+  // Under ASan+UBSan our side (the GGUF writer, the state reader) is the f32 case's code;
+  // llama.cpp's time (minutes on the 13-layer model) is not ours to sanitize.
+  if (t == DType::bf16) GTEST_SKIP() << "bf16 runs in the dev preset";
+#endif
   const std::string gguf = *dir_ / fmt::format("forced-{}.gguf", dtype_name(t));
   write_gguf_model(load_model(*dir_ / "gpu"), gguf, t);
   expect_llama_generates(gguf, t);

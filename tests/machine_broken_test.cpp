@@ -49,7 +49,7 @@ TEST_F(MachineBroken, ABrokenModelDivergesWhereItIsBroken) {
 TEST_F(MachineBroken, ABrokenSchedulerDivergesWhereItIsBroken) {
   lift::Builder b = lift::build_machine();
   const lift::Layout l = lift::machine_layout();
-  const std::string down = b.layer(lift::kSchedLayer + 1) + "mlp.down_proj.weight";
+  const std::string down = b.layer(lift::sched_layer(1)) + "mlp.down_proj.weight";
   for (int64_t u = 0; u < b.config.intermediate_size; ++u) b.at(down, l["nw"].dim(1), u) = 0.0f;
   b.write(dir_ / "broken-scheduler", DType::f32, lift::machine_tokenizer_json());
   Model m = load_model(dir_ / "broken-scheduler");
@@ -64,7 +64,7 @@ TEST_F(MachineBroken, ABrokenSchedulerDivergesWhereItIsBroken) {
   host::CheckReport r = host::check_launch(m, {.threads = 1, .skip_zero_rows = true}, f.prompt, f.records);
   ASSERT_TRUE(r.first.has_value());
   EXPECT_EQ(r.first->token, want) << r.first->text();
-  EXPECT_EQ(r.first->layer, lift::kSchedLayer + lift::kSchedLayers - 1) << r.first->text();
+  EXPECT_EQ(r.first->layer, lift::kSchedLast) << r.first->text();
   EXPECT_EQ(r.first->field, "the scheduler's next record") << r.first->text();
   std::cout << "[ broken ] " << r.first->text() << "\n";
 }

@@ -4,8 +4,9 @@
 // in f32, bf16, f16 and bf16 with transformers' rounding, and the model path never calls
 // the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
-// divergence, compares, predicate logic, guards) and random programs of the ops the ALU
-// has so far (mov, add, sub, neg, abs, min, max, and, or, xor, not, shifts, selp, ld, st, setp.*,
+// divergence, compares, predicate logic, guards), examples/mul.qasm (mul.lo, mad.lo) and
+// random programs of the ops the ALU has so far (mov, add, sub, mul.lo, mad.lo, neg, abs,
+// min, max, and, or, xor, not, shifts, selp, ld, st, setp.*,
 // predicate logic, guards, exit) with random
 // 32-bit immediates and specials, so the adder sees every carry chain, the compares every
 // class pair and the uniform check both answers. `qgpu asm --engine
@@ -32,42 +33,45 @@ struct Case {
   Program program;
 };
 
-// A random program: r0 = 4 tid.x, r1 = a[tid.x], then `steps` of mov/add/sub over written
+// A random program: r0 = 4 tid.x, r1 = a[tid.x], then 12 value ops (every one the ALU has, mul.lo and mad.lo included) over written
 // registers, immediates (small, or any 32-bit word) and specials, then stores of two
 // registers to out[tid.x] and out2[tid.x].
 Case random_case(int seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const int bx = 1 + pick(8), by = 1 + pick(16 / bx), gx = 1 + pick(2);
+  const int bx = 1 + pick(8), by = 1 + pick(16 / bx), gx = 1 + pick(4);
   std::string text = fmt::format(".kernel random{}\n.grid {}\n.block {} {}\n.array a 8 =", seed, gx, bx, by);
   for (int i = 0; i < 8; ++i) text += fmt::format("{} {}", i ? "," : "", static_cast<int32_t>(rng()));
   text += "\n.array out 8\n.array out2 8\n    mov r0, %tid.x\n    add r0, r0, r0\n    add r0, r0, r0\n    ld r1, [r0+a]\n";
   std::vector<int> written = {1};
-  const char* specials[] = {"%tid.x", "%tid.y", "%ntid.x", "%ntid.y", "%nctaid.x", "%laneid", "%warpid", "%ctaslot"};
+  const char* specials[] = {"%tid.x", "%tid.y", "%ntid.x", "%ntid.y", "%nctaid.x", "%laneid", "%warpid", "%ctaslot",
+                            "%ctaid.x", "%ctaid.y"};
   auto operand = [&]() -> std::string {
     switch (pick(4)) {
       case 0: return fmt::format("{}", static_cast<int32_t>(rng()));
       case 1: return fmt::format("{}", pick(800) - 300);
-      case 2: return specials[pick(8)];
+      case 2: return specials[pick(10)];
       default: return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]);
     }
   };
+  auto reg = [&]() { return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]); };
   const char* unary[] = {"mov", "neg", "abs", "not"};
   const char* binary[] = {"add", "sub", "add", "sub", "min.s", "min.u", "max.s", "max.u", "and", "or", "xor",
-                          "shl", "shr.u", "shr.s"};
+                          "shl", "shr.u", "shr.s", "mul.lo", "mul.lo"};
   for (int i = 0; i < 12; ++i) {
     const int d = 2 + pick(9);
     std::string a = operand();
     if (a[0] != 'r' && a[0] != '%') a = fmt::format("r{}", written[pick(static_cast<int>(written.size()))]);  // an immediate at most once
-    text += pick(4) == 0 ? fmt::format("    {} r{}, {}\n", unary[pick(4)], d, operand())
-                         : fmt::format("    {} r{}, {}, {}\n", binary[pick(14)], d, a, operand());
+    const int form = pick(8);
+    if (form == 0) text += fmt::format("    {} r{}, {}\n", unary[pick(4)], d, operand());
+    else if (form == 1) text += fmt::format("    mad.lo r{}, {}, {}, {}\n", d, a, operand(), reg());
+    else text += fmt::format("    {} r{}, {}, {}\n", binary[pick(16)], d, a, operand());
     written.push_back(d);
   }
   // Compares, predicate logic and guarded values.
   const char* compares[] = {"eq", "ne", "lt.s", "le.s", "gt.s", "ge.s", "lt.u", "le.u", "gt.u", "ge.u"};
   const char* logic[] = {"and", "or", "xor"};
-  auto reg = [&]() { return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]); };
-  auto value_or_special = [&]() { return pick(2) ? reg() : std::string(specials[pick(8)]); };
+  auto value_or_special = [&]() { return pick(2) ? reg() : std::string(specials[pick(10)]); };
   text += fmt::format("    setp.{} p0, {}, {}\n", compares[pick(10)], value_or_special(), operand());
   text += fmt::format("    setp.{} p1, {}, {}\n", compares[pick(10)], value_or_special(), pick(3) ? reg() : operand());
   text += fmt::format("    {}.pred p2, p0, p1\n    not.pred p3, p2\n", logic[pick(3)]);
@@ -82,7 +86,7 @@ Case random_case(int seed) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  for (const char* name : {"lanes", "loops"})
+  for (const char* name : {"lanes", "loops", "mul"})
     c.push_back({name, assemble(test_util::read_file(fmt::format("{}/examples/{}.qasm", QGPU_SOURCE_DIR, name)), name)});
 #if defined(__SANITIZE_ADDRESS__)
   const int seeds = 1;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs
@@ -106,7 +110,7 @@ void generate_all(const Setting& setting) {
   double seconds = 0;
   const std::vector<Case> all = cases();
   for (const Case& c : all) {
-    ASSERT_FALSE(lift::generation_gap(c.program.code)) << c.name;
+    ASSERT_FALSE(lift::generation_gap(c.program.code, c.program.launch)) << c.name;
     const Launch& l = c.program.launch;
     Trace want = run(c.program, l);
     const std::vector<Rec> prompt = encode_image(c.program, l);
@@ -158,12 +162,13 @@ TEST(ModelLaunch, AsmEngineModelReportsTheInterpretersOutputs) {
 TEST(ModelLaunch, AKernelWithAnOpTheModelLacksIsOneError) {
   const std::string dir = test_util::machine_model();
   test_util::Result r = test_util::qgpu(fmt::format(
-      "run '{}/kernels/vecadd.cu' --grid 3 --block 4 --arg 'a=[1,2,3]' --arg 'b=[4,5,6]' --arg 'c=[0,0,0]' --arg n=3 "
-      "--engine model --model '{}'", QGPU_SOURCE_DIR, dir));
+      "run '{}/kernels/mulhi.cu' --grid 2 --block 4 --arg 'a=[1,2]' --arg 'b=[3,4]' --arg 'hi=[0,0]' --arg 'uhi=[0,0]' "
+      "--arg 'lo=[0,0]' --arg n=2 --engine model --model '{}'", QGPU_SOURCE_DIR, dir));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("cannot generate this kernel's records yet"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--engine interp"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("mul.hi"), std::string::npos) << r.err;
 }
 
 }  // namespace
