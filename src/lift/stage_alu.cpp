@@ -151,10 +151,11 @@ void adder_first_half(Net& n, Mlp& m) {
   }, 0);
   std::vector<int> zero;
   for (int g = 0; g < 8; ++g) zero.insert(zero.end(), {as(n, g, 0), acl(n, g, kKill)});
-  m.rule({op_dims(n, {Op::kAdd, Op::kSub, Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
-                      Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas, Op::kNeg, Op::kAbs, Op::kMulLo, Op::kMadLo},
-                     true)},
-         zero);
+  // Every other op: the codes in none of the adder's op sets.
+  std::vector<int> rest = n.dims("f_op", 0, n.l["f_op"].size);
+  for (const char* set : {"add", "sub", "addr", "neg", "mul"})
+    for (int d : op_set_dims(n, set)) rest.erase(std::find(rest.begin(), rest.end(), d));
+  m.rule({rest}, zero);
 }
 
 // L10: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes): the nearest nibble below g that
