@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "base/error.h"
 #include "engine/forward_internal.h"
@@ -92,7 +93,7 @@ constexpr int64_t kCsrMaxDensity = 16;
 
 // Every Linear of the model, read once: a CSR copy of those sparse enough, the nonzero row
 // blocks of the others that have zero rows.
-void find_structure(const Model& m, Runtime::Scratch& s) {
+void find_structure(const Model& m, WeightStructure& s) {
   for_each_linear(m, [&](const Linear& w) {
     if (s.csr.count(w.w.data) || s.sparse.count(w.w.data)) return;  // tied: seen
     NonzeroCount n = count_nonzeros(w);
@@ -104,7 +105,7 @@ void find_structure(const Model& m, Runtime::Scratch& s) {
 }
 
 // Whether rows [begin, end) of w are all zero, from what find_structure found.
-bool rows_zero(const Runtime::Scratch& s, const Linear& w, int64_t begin, int64_t end) {
+bool rows_zero(const WeightStructure& s, const Linear& w, int64_t begin, int64_t end) {
   if (auto it = s.csr.find(w.w.data); it != s.csr.end()) {
     const std::vector<int32_t>& rows = it->second.rows;
     auto first = std::lower_bound(rows.begin(), rows.end(), begin);
@@ -118,7 +119,7 @@ bool rows_zero(const Runtime::Scratch& s, const Linear& w, int64_t begin, int64_
 }
 
 // Whole heads, attention layers and MLPs that are provably zero (from the row scan).
-void find_dead_parts(const Model& m, Runtime::Scratch& s) {
+void find_dead_parts(const Model& m, WeightStructure& s) {
   const Config& c = m.config;
   const int L = c.num_hidden_layers;
   s.dead_heads.assign(L, {});
@@ -142,21 +143,33 @@ void find_dead_parts(const Model& m, Runtime::Scratch& s) {
   }
 }
 
+// The Model's WeightStructure, found on the first call (under a lock: Runtimes of one
+// Model may be built on several threads).
+std::shared_ptr<const WeightStructure> structure_of(const Model& m) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!m.structure) {
+    auto s = std::make_shared<WeightStructure>();
+    find_structure(m, *s);
+    find_dead_parts(m, *s);
+    m.structure = std::move(s);
+  }
+  return m.structure;
+}
+
 // The scratch buffers for max_batch tokens and, with skip_zero_rows, what the scan of every
 // weight found.
 std::unique_ptr<Runtime::Scratch> make_runtime_scratch(const Model& m, const RuntimeOptions& o) {
   CHECK(o.max_batch >= 1);
   std::unique_ptr<Runtime::Scratch> s = make_scratch(m.config, o.max_batch);
-  if (o.skip_zero_rows) {
-    find_structure(m, *s);
-    find_dead_parts(m, *s);
-  }
+  static const auto none = std::make_shared<const WeightStructure>();
+  s->found = o.skip_zero_rows ? structure_of(m) : none;
   return s;
 }
 
 // Multiply-adds per token of the matmuls as this Runtime runs them: a dense weight's
 // out * in, a CSR weight's nonzeros, a row-skipping weight's kept rows * in.
-int64_t matmul_work_per_token(const Model& m, const Runtime::Scratch& s) {
+int64_t matmul_work_per_token(const Model& m, const WeightStructure& s) {
   int64_t work = 0;
   for_each_linear(m, [&](const Linear& w) {
     auto csr = s.csr.find(w.w.data);
@@ -182,7 +195,7 @@ constexpr int64_t kSmallModelWork = int64_t{1} << 23;
 // options.threads, or for 0 all cores, except one for a model too small to share.
 int thread_count(const RuntimeOptions& o, const Model& m, const Runtime::Scratch& s) {
   if (o.threads > 0) return o.threads;
-  return matmul_work_per_token(m, s) < kSmallModelWork ? 1 : default_thread_count();
+  return matmul_work_per_token(m, *s.found) < kSmallModelWork ? 1 : default_thread_count();
 }
 
 }  // namespace
@@ -196,13 +209,14 @@ float decay_rate_in(DType t, float a) { return -std::exp(round_to(t, std::log(-a
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
             const Exec& ex) {
   CHECK(static_cast<size_t>(T * w.in() * 4) <= s.xq.size());
-  auto csr = s.csr.find(w.w.data);
-  auto sparse = s.sparse.find(w.w.data);
-  if (csr != s.csr.end())  // the reference's sum, so on either path
+  const WeightStructure& f = *s.found;
+  auto csr = f.csr.find(w.w.data);
+  auto sparse = f.sparse.find(w.w.data);
+  if (csr != f.csr.end())  // the reference's sum, so on either path
     matmul_csr(w, csr->second, x, y, T, s.xq.data(), ex.pool);
   else if (ex.path == MatmulPath::reference)
     matmul_reference(w, x, y, T, s.xq.data());
-  else if (sparse != s.sparse.end())
+  else if (sparse != f.sparse.end())
     matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, sparse->second);
   else
     matmul_fast(w, x, y, T, s.xq.data(), ex.pool);
@@ -247,6 +261,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   const Model& m = model_;
   const Config& c = m.config;
   Scratch& sc = *scratch_;
+  const WeightStructure& found = *sc.found;
   const int64_t T = static_cast<int64_t>(tokens.size()), H = c.hidden_size;
   const float eps = static_cast<float>(c.rms_norm_eps);
   const Exec ex{options_.matmul, act_, pool_, options_.skip_zero_rows};
@@ -269,8 +284,8 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
     const bool skip = options_.skip_zero_rows;
     if (l.linear)
       deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
-                     skip ? std::span<const uint8_t>(sc.dead_heads[il]) : std::span<const uint8_t>());
-    else if (skip && sc.attention_zero[il])
+                     skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>());
+    else if (skip && found.attention_zero[il])
       std::fill_n(sc.out.data(), T * H, 0.0f);  // o_proj = 0: the output is 0 whatever it attends
     else
       attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
@@ -280,7 +295,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
 
     // MLP: down(SiLU(gate a) * up a); a: [T][H], gate/up: [T][I]
     int64_t I = c.intermediate_size;
-    if (skip && sc.mlp_zero[il]) {
+    if (skip && found.mlp_zero[il]) {
       std::fill_n(sc.out.data(), T * H, 0.0f);  // down_proj = 0
     } else {
       rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);

@@ -2,6 +2,7 @@
 // the scratch buffers, allocated once per Runtime and sized for max_batch tokens.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -9,6 +10,19 @@
 #include "engine/forward.h"
 
 namespace qgpu::engine {
+
+// What reading every Linear of a Model once found (skip_zero_rows), kept in the Model
+// (Model::structure) for each Runtime built after the first.
+struct WeightStructure {
+  // By a weight's data pointer: a CSR copy of each weight sparse enough for it; the
+  // nonzero row blocks of each other weight that has zero rows.
+  std::unordered_map<const void*, CsrWeight> csr;
+  std::unordered_map<const void*, std::vector<RowBlock>> sparse;
+  // Per layer: DeltaNet value heads that never write or read (q and k rows zero),
+  // attention layers whose o_proj is zero, MLPs whose down_proj is zero.
+  std::vector<std::vector<uint8_t>> dead_heads;
+  std::vector<uint8_t> attention_zero, mlp_zero;
+};
 
 struct Runtime::Scratch {
   std::vector<float> x;         // [T][H] residual
@@ -24,14 +38,9 @@ struct Runtime::Scratch {
   std::vector<float> head_tmp;  // [Hv][dv] per-head scratch (δ)
   std::vector<float> scores;    // attention scores, grows with the sequence
   std::vector<uint8_t> xq;      // activations rounded to the weight dtype
-  // With skip_zero_rows, by a weight's data pointer: a CSR copy of each weight sparse
-  // enough for it; the nonzero row blocks of each other weight that has zero rows.
-  std::unordered_map<const void*, CsrWeight> csr;
-  std::unordered_map<const void*, std::vector<RowBlock>> sparse;
-  // Also decided at load, per layer: DeltaNet value heads that never write or read (q and
-  // k rows zero), attention layers whose o_proj is zero, MLPs whose down_proj is zero.
-  std::vector<std::vector<uint8_t>> dead_heads;
-  std::vector<uint8_t> attention_zero, mlp_zero;
+  // With skip_zero_rows, what the scan of the weights found (the Model's, shared by its
+  // Runtimes); otherwise an empty one.
+  std::shared_ptr<const WeightStructure> found;
 };
 
 // How this Runtime computes: the matmul path, the dtype activations are rounded to at the

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,8 @@
 #include "engine/tensor.h"
 
 namespace qgpu::engine {
+
+struct WeightStructure;  // engine/forward_internal.h
 
 // An nn.Linear weight [out, in], row-major, in the model's matmul dtype.
 struct Linear {
@@ -72,6 +75,11 @@ struct Model {
   std::vector<SafetensorsDir> safetensors;
   std::vector<GgufFile> gguf;
   std::deque<TensorData> owned;          // weights converted to `dtype` at load
+
+  // What the first Runtime with skip_zero_rows found by reading every Linear (seconds on
+  // the compiled machine: gigabytes of weights), reused by the Runtimes after it. A Linear
+  // changed after that is not read again: change weights before the first such Runtime.
+  mutable std::shared_ptr<const WeightStructure> structure;
 
   // The key head that value head j reads (HF: grouped j / (Hv/Hk); GGUF: tiled j % Hk).
   int key_head_of(int j) const;
