@@ -16,6 +16,7 @@ struct Case {
   DType dtype;
   int64_t out, in, T;
   double density;  // of the rows that are neither all zero nor dense
+  double zero_inputs = 0;  // the share of inputs that are +0 or -0 (token 0 and 3: none)
 };
 
 // Random weights of c's density, with row 0 all zero and row 1 (when there is one) dense;
@@ -37,7 +38,11 @@ void check_csr(const Case& c, ThreadPool& pool) {
   std::mt19937 rng(static_cast<unsigned>(c.out * 131 + c.in * 7 + c.T));
   std::normal_distribution<float> d(0.0f, 1.0f);
   std::vector<float> x(c.T * c.in);
-  for (float& v : x) v = d(rng);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int64_t k = 0; k < c.T * c.in; ++k) {
+    const int64_t t = k / c.in;
+    x[k] = t % 3 != 0 && u(rng) < c.zero_inputs ? (u(rng) < 0.5 ? 0.0f : -0.0f) : d(rng);
+  }
   TensorData wt = make_tensor("w", c.dtype, {c.out, c.in}, sparse_weights(c, rng));
   Linear lin{wt.view()};
   CsrWeight csr = make_csr(lin);
@@ -62,6 +67,16 @@ TEST(OpsSparse, CsrMatmulEqualsReferenceBitForBit) {
           for (double density : {0.0, 0.02, 0.3}) check_csr({t, out, in, T, density}, pool);
 }
 
+TEST(OpsSparse, CsrMatmulOnMostlyZeroInputsEqualsReference) {
+  // Inputs mostly +0 and -0 (the compiled machine's one-hot codes): tokens summed by
+  // column, beside tokens dense enough for the rows, in one call.
+  ThreadPool pool(1);
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (int64_t in : {3, 257, 1000})
+      for (int64_t out : {1, 17, 70})
+        for (double density : {0.02, 0.3}) check_csr({t, out, in, 5, density, 0.95}, pool);
+}
+
 TEST(OpsSparse, CsrMatmulOnThreadsEqualsReference) {
   // nnz * T past kParallelWork: the rows are split over the pool by nonzeros.
   ThreadPool pool(3);
@@ -77,6 +92,9 @@ TEST(OpsSparse, CsrKeepsOnlyNonzeros) {
   EXPECT_EQ(csr.col, (std::vector<int32_t>{1, 4, 0}));
   EXPECT_EQ(csr.value, (std::vector<float>{2, 3, 1}));
   EXPECT_EQ(csr.used_cols, (std::vector<int32_t>{0, 1, 4}));
+  EXPECT_EQ(csr.col_start, (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(csr.by_col_row, (std::vector<int32_t>{3, 1, 1}));
+  EXPECT_EQ(csr.by_col_value, (std::vector<float>{1, 2, 3}));
   NonzeroCount n = count_nonzeros(Linear{w.view()});
   EXPECT_EQ(n.entries, 3);
   EXPECT_EQ(n.rows, 2);

@@ -82,6 +82,12 @@ struct CsrWeight {
   std::vector<int32_t> col;
   std::vector<float> value;
   std::vector<int32_t> used_cols;  // every column some row reads, ascending
+  // The same nonzeros by column, for inputs that are mostly zeros: column used_cols[u]'s
+  // entries are [col_start[u], col_start[u + 1]) of by_col_row (the output row, ascending)
+  // and by_col_value.
+  std::vector<int64_t> col_start;  // [used_cols.size() + 1]
+  std::vector<int32_t> by_col_row;
+  std::vector<float> by_col_value;
   int64_t nnz() const { return static_cast<int64_t>(col.size()); }
 };
 // Entries of w that are not +0 or -0 (NaN counts as nonzero), and rows holding one.
@@ -96,7 +102,11 @@ CsrWeight make_csr(const Linear& w);
 // rounded to w's dtype as there, and each output sums its row's nonzeros in ascending
 // column order in f32 from +0, which is the reference's sum with the zero terms left out
 // (acc + x * 0 == acc, as acc is never -0). Zero rows give +0. Rows go to the pool only
-// when nnz * T reaches kParallelWork. `xq`: as matmul_reference's.
+// when nnz * T reaches kParallelWork. A token whose nonzero inputs reach few of the
+// nonzeros is summed by column instead (the compiled machine's inputs are one-hot codes:
+// a few hundred of thousands of columns): the columns in ascending order, each adding its
+// terms to the rows it feeds, so every row still sums in ascending column order; a zero
+// input's terms are left out, as acc + (+-0) == acc. `xq`: as matmul_reference's.
 void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
                 void* xq, ThreadPool& pool);
 // Whether this CPU runs the AVX-512 kernels (else matmul_fast uses portable loops).

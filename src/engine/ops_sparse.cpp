@@ -44,13 +44,35 @@ void csr_rows_of_token(const CsrWeight& csr, const float* xt, float* yt, int64_t
   }
 }
 
+// Stored rows [r0, r1) of one token's output; xt: its activations, already rounded.
+void csr_rows_token(const CsrWeight& csr, const float* xt, float* yt, int64_t r0, int64_t r1) {
+  int64_t r = r0;
+  for (; r + 4 <= r1; r += 4) csr_rows_of_token<4>(csr, xt, yt, r);
+  for (; r < r1; ++r) csr_rows_of_token<1>(csr, xt, yt, r);
+}
+
 // Stored rows [r0, r1) of Y for all T tokens; xr: activations already rounded.
 void csr_rows(const CsrWeight& csr, const float* xr, float* y, int64_t T, int64_t n_in,
               int64_t n_out, int64_t r0, int64_t r1) {
-  for (int64_t t = 0; t < T; ++t) {
-    int64_t r = r0;
-    for (; r + 4 <= r1; r += 4) csr_rows_of_token<4>(csr, xr + t * n_in, y + t * n_out, r);
-    for (; r < r1; ++r) csr_rows_of_token<1>(csr, xr + t * n_in, y + t * n_out, r);
+  for (int64_t t = 0; t < T; ++t) csr_rows_token(csr, xr + t * n_in, y + t * n_out, r0, r1);
+}
+
+// The terms of one token's nonzero inputs: how many, and whether that is few enough for
+// the column order (each term there is a scattered add, about twice a row term's cost).
+bool few_terms(const CsrWeight& csr, const float* xt) {
+  int64_t terms = 0;
+  for (size_t u = 0; u < csr.used_cols.size(); ++u)
+    if (xt[csr.used_cols[u]] != 0.0f) terms += csr.col_start[u + 1] - csr.col_start[u];
+  return 2 * terms < csr.nnz();
+}
+
+// One token by column: yt (all +0) gains, column by column in ascending order, each
+// nonzero input's terms.
+void csr_columns_token(const CsrWeight& csr, const float* xt, float* yt) {
+  for (size_t u = 0; u < csr.used_cols.size(); ++u) {
+    const float x = xt[csr.used_cols[u]];
+    if (x == 0.0f) continue;
+    for (int64_t i = csr.col_start[u]; i < csr.col_start[u + 1]; ++i) yt[csr.by_col_row[i]] += x * csr.by_col_value[i];
   }
 }
 
@@ -89,8 +111,25 @@ CsrWeight make_csr(const Linear& w) {
     csr.rows.push_back(static_cast<int32_t>(o));
     csr.row_start.push_back(csr.nnz());
   }
+  std::vector<int64_t> at_col(static_cast<size_t>(n_in), -1);  // index into used_cols
   for (int64_t i = 0; i < n_in; ++i)
-    if (used[i]) csr.used_cols.push_back(static_cast<int32_t>(i));
+    if (used[i]) {
+      at_col[i] = std::ssize(csr.used_cols);
+      csr.used_cols.push_back(static_cast<int32_t>(i));
+    }
+  // By column: count, then place each row's entries (rows ascending, so each column's too).
+  csr.col_start.assign(csr.used_cols.size() + 1, 0);
+  for (int32_t c : csr.col) ++csr.col_start[at_col[c] + 1];
+  for (size_t u = 0; u < csr.used_cols.size(); ++u) csr.col_start[u + 1] += csr.col_start[u];
+  csr.by_col_row.resize(csr.col.size());
+  csr.by_col_value.resize(csr.col.size());
+  std::vector<int64_t> next(csr.col_start.begin(), csr.col_start.end() - 1);
+  for (size_t r = 0; r < csr.rows.size(); ++r)
+    for (int64_t i = csr.row_start[r]; i < csr.row_start[r + 1]; ++i) {
+      int64_t k = next[at_col[csr.col[i]]]++;
+      csr.by_col_row[k] = csr.rows[r];
+      csr.by_col_value[k] = csr.value[i];
+    }
   return csr;
 }
 
@@ -104,7 +143,12 @@ void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y,
     xr = static_cast<const float*>(xq);
   }
   const int64_t nnz = csr.nnz();
-  if (nnz * T < kParallelWork) return csr_rows(csr, xr, y, T, n_in, n_out, 0, n_rows);
+  if (nnz * T < kParallelWork) {
+    for (int64_t t = 0; t < T; ++t)
+      if (few_terms(csr, xr + t * n_in)) csr_columns_token(csr, xr + t * n_in, y + t * n_out);
+      else csr_rows_token(csr, xr + t * n_in, y + t * n_out, 0, n_rows);
+    return;
+  }
   // One piece per thread, each with an equal share of the nonzeros.
   const int64_t pieces = pool.size();
   pool.parallel_for(pieces, [&](int64_t p0, int64_t p1) {
