@@ -2,7 +2,10 @@
 // may differ only by summation order, so the bound is relative to sum |x_i w_i|.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "engine/ops.h"
@@ -92,6 +95,45 @@ TEST(Ops, NormsAndActivations) {
   EXPECT_EQ(softplus(30.0f), 30.0f);
   EXPECT_NEAR(softplus(0.0f), std::log(2.0f), 1e-7);
   EXPECT_NEAR(silu(1.0f), 1.0f / (1.0f + std::exp(-1.0f)), 1e-7);
+}
+
+// silu's shortcuts (x above 20: x; below -100: -0) give the formula's bits: every 97th
+// float, and the floats around both edges.
+TEST(Ops, SiluIsTheFormulaOnEveryFloat) {
+  auto formula = [](float x) { return x / (1.0f + std::exp(-x)); };
+  auto same = [&](float x) {
+    const float a = silu(x), b = formula(x);
+    return std::isnan(a) ? std::isnan(b) : std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
+  };
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 97) ASSERT_TRUE(same(std::bit_cast<float>(static_cast<uint32_t>(u)))) << u;
+  for (float edge : {20.0f, -100.0f, -std::numeric_limits<float>::max(), -std::numeric_limits<float>::infinity()}) {
+    float x = edge;
+    for (int k = 0; k < 1000; ++k, x = std::nextafter(x, 0.0f)) ASSERT_TRUE(same(x)) << x;
+    x = edge;
+    for (int k = 0; k < 1000; ++k, x = std::nextafter(x, -std::numeric_limits<float>::infinity())) ASSERT_TRUE(same(x)) << x;
+  }
+}
+
+// The norms skip runs of +0 in their sum: the same bits as the sum over every entry, on
+// vectors mostly +0 (with -0 and odd lengths).
+TEST(Ops, NormsOfMostlyZeroVectorsSumEveryEntry) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> d(0.0f, 3.0f);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int64_t n : {1, 7, 8, 9, 64, 1000, 7104}) {
+    std::vector<float> x(n), w(n, 1.5f), y(n), want(n);
+    for (float& v : x) v = u(rng) < 0.9f ? (u(rng) < 0.2f ? -0.0f : 0.0f) : d(rng);
+    double sum = 0;
+    for (float v : x) sum += static_cast<double>(v) * v;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(sum / static_cast<double>(n)) + 1e-6f);
+    for (int64_t i = 0; i < n; ++i) want[i] = x[i] * scale * w[i];
+    rms_norm(x.data(), w.data(), y.data(), n, 1e-6f);
+    EXPECT_EQ(0, std::memcmp(y.data(), want.data(), sizeof(float) * n)) << n;
+    const float l2 = 1.0f / std::sqrt(static_cast<float>(sum) + 1e-6f);
+    for (int64_t i = 0; i < n; ++i) want[i] = x[i] * l2;
+    l2_norm(x.data(), n, 1e-6f);
+    EXPECT_EQ(0, std::memcmp(x.data(), want.data(), sizeof(float) * n)) << n;
+  }
 }
 
 TEST(Ops, RopeRotatesPairsHalfApart) {
