@@ -97,6 +97,22 @@ std::vector<Case> cases() {
   return c;
 }
 
+// The generated launch is the interpreter's: every record, then every memory word read
+// out of the state (fatal at the first differing record or written flag).
+void expect_same_launch(const Trace& want, const host::ModelRun& got, const std::string& what) {
+  size_t same = 0;
+  while (same < want.records.size() && same < got.trace.records.size() && want.records[same] == got.trace.records[same]) ++same;
+  ASSERT_EQ(same, want.records.size())
+      << what << ": record " << same << " is "
+      << (same < got.trace.records.size() ? record_text(got.trace.records[same]) : "missing") << ", the interpreter's "
+      << record_text(want.records[same]);
+  EXPECT_EQ(got.trace.records.size(), want.records.size()) << what;
+  for (int a = 0; a < kMemWords; ++a) {
+    ASSERT_EQ(got.trace.final.mem_written[a], want.final.mem_written[a]) << what << " word " << a;
+    EXPECT_EQ(got.trace.final.mem[a], want.final.mem[a]) << what << " word " << a;
+  }
+}
+
 struct Setting {
   DType dtype;
   Rounding rounding;
@@ -118,17 +134,8 @@ void generate_all(const Setting& setting) {
     host::ModelRun got = host::generate_launch(m, {.threads = 1, .rounding = setting.rounding, .skip_zero_rows = true},
                                                prompt, 100000);
     EXPECT_EQ(interpreter_calls(), calls) << "the model path called the interpreter";
-    size_t same = 0;
-    while (same < want.records.size() && same < got.trace.records.size() && want.records[same] == got.trace.records[same]) ++same;
-    ASSERT_EQ(same, want.records.size())
-        << what << " " << c.name << ": record " << same << " is "
-        << (same < got.trace.records.size() ? record_text(got.trace.records[same]) : "missing") << ", the interpreter's "
-        << record_text(want.records[same]);
-    EXPECT_EQ(got.trace.records.size(), want.records.size()) << what << " " << c.name;
-    for (int a = 0; a < kMemWords; ++a) {
-      ASSERT_EQ(got.trace.final.mem_written[a], want.final.mem_written[a]) << what << " " << c.name << " word " << a;
-      EXPECT_EQ(got.trace.final.mem[a], want.final.mem[a]) << what << " " << c.name << " word " << a;
-    }
+    expect_same_launch(want, got, what + " " + c.name);
+    if (::testing::Test::HasFatalFailure()) return;
     EXPECT_TRUE(got.trace.final.rom == want.final.rom) << what << " " << c.name;
     tokens += static_cast<int64_t>(got.trace.records.size());
     seconds += got.seconds;
@@ -155,16 +162,8 @@ TEST(ModelLaunch, AHundredThousandTokenLaunchBf16) {
   ASSERT_GE(want.records.size(), 100000u);
   Model m = load_model(test_util::machine_model(), DType::bf16);
   host::ModelRun got = host::generate_launch(m, {.threads = 1, .skip_zero_rows = true}, encode_image(p, p.launch), 200000);
-  size_t same = 0;
-  while (same < want.records.size() && same < got.trace.records.size() && want.records[same] == got.trace.records[same]) ++same;
-  ASSERT_EQ(same, want.records.size()) << "record " << same << " is "
-                                       << (same < got.trace.records.size() ? record_text(got.trace.records[same]) : "missing")
-                                       << ", the interpreter's " << record_text(want.records[same]);
-  EXPECT_EQ(got.trace.records.size(), want.records.size());
-  for (int a = 0; a < kMemWords; ++a) {
-    ASSERT_EQ(got.trace.final.mem_written[a], want.final.mem_written[a]) << "word " << a;
-    EXPECT_EQ(got.trace.final.mem[a], want.final.mem[a]) << "word " << a;
-  }
+  expect_same_launch(want, got, "long bf16");
+  if (::testing::Test::HasFatalFailure()) return;
   const int x = p.arrays.at(1).base;  // .array x, after n
   for (uint32_t lane = 0; lane < 4; ++lane) {
     uint32_t v = lane;
