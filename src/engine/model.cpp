@@ -111,8 +111,8 @@ int Model::key_head_of(int j) const {
 Linear bind_linear(Model& m, const TensorView& v, std::vector<int64_t> want_shape) {
   CHECK(v.shape == want_shape);
   if (v.dtype == m.dtype) return Linear{v};
-  m.owned.push_back(make_tensor(v.name, m.dtype, v.shape, to_f32(v)));
-  return Linear{m.owned.back().view()};
+  m.converted.push_back(convert_tensor(v, m.dtype));
+  return Linear{m.converted.back().view};
 }
 
 Model load_hf_model(const std::string& dir, std::optional<DType> dtype) {

@@ -74,7 +74,8 @@ struct Model {
   // What the views point into; kept alive with the model.
   std::vector<SafetensorsDir> safetensors;
   std::vector<GgufFile> gguf;
-  std::deque<TensorData> owned;          // weights converted to `dtype` at load
+  std::deque<ConvertedTensor> converted; // weights converted to `dtype` at load
+  std::deque<TensorData> owned;          // weights made by hand (tests)
 
   // What the first Runtime with skip_zero_rows found by reading every Linear (seconds on
   // the compiled machine: gigabytes of weights), reused by the Runtimes after it. A Linear
@@ -99,7 +100,7 @@ Model load_gguf_model(const std::string& path, std::optional<DType> dtype = std:
 void write_gguf_model(const Model& m, const std::string& path, DType dtype,
                       const std::string& tokenizer_json_path = "");
 
-// Returns (and may convert into m.owned) a Linear in m.dtype.
+// Returns (and may convert into m.converted) a Linear in m.dtype.
 Linear bind_linear(Model& m, const TensorView& v, std::vector<int64_t> want_shape);
 
 }  // namespace qgpu::engine

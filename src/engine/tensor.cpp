@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <sys/mman.h>
+
 #include <bit>
 #include <cmath>
 
@@ -111,6 +113,44 @@ TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,
     }
   }
   return d;
+}
+
+ZeroedBytes::ZeroedBytes(size_t n) : n_(n) {
+  if (n == 0) return;
+  p_ = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p_ == MAP_FAILED) {
+    p_ = nullptr;
+    fail("cannot map {} bytes for a converted tensor (out of memory?)", n);
+  }
+}
+
+ZeroedBytes& ZeroedBytes::operator=(ZeroedBytes&& o) noexcept {
+  std::swap(p_, o.p_);
+  std::swap(n_, o.n_);
+  return *this;
+}
+
+ZeroedBytes::~ZeroedBytes() {
+  if (p_) munmap(p_, n_);
+}
+
+ConvertedTensor convert_tensor(const TensorView& v, DType t) {
+  const size_t n = static_cast<size_t>(v.numel()) * dtype_size(t);
+  ConvertedTensor c{ZeroedBytes(n), std::vector<uint64_t>((n + 64 * 64 - 1) / (64 * 64), 0), {v.name, t, v.shape, nullptr}};
+  uint8_t* out = c.bytes.data();
+  for_each_nonzero(v, 0, v.numel(), [&](int64_t i, float x) {
+    const size_t at = static_cast<size_t>(i) * dtype_size(t);
+    if (t == DType::f32) {
+      std::memcpy(out + at, &x, 4);
+    } else {
+      const uint16_t h = t == DType::bf16 ? f32_to_bf16(x) : f32_to_f16(x);
+      std::memcpy(out + at, &h, 2);
+    }
+    c.chunks[at / 64 / 64] |= uint64_t{1} << (at / 64 % 64);
+  }, /*keep_negative_zero=*/true);
+  c.view.data = out;
+  c.view.nonzero_chunks = c.chunks.data();
+  return c;
 }
 
 std::vector<float> to_f32(const TensorView& v) {

@@ -6,6 +6,7 @@
 // outermost (slowest) dimension, so an nn.Linear weight is [out, in], row-major.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -41,6 +42,10 @@ struct TensorView {
   // Writers only: when data is null, produce(out) writes the nbytes() bytes instead (a
   // tensor made while it is written: the compiled machine's weights are held sparse).
   std::function<void(std::ostream&)> produce;
+  // Optional, for tensors converted into zeroed memory (convert_tensor): bit c of word c / 64
+  // is clear only when bytes [64 c, 64 c + 64) are all zero, so scans need not read them
+  // (reading a page that was never written would make the kernel allocate it).
+  const uint64_t* nonzero_chunks = nullptr;
 
   int64_t numel() const;
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
@@ -57,11 +62,91 @@ struct TensorData {
   TensorView view() const { return {name, dtype, shape, bytes.data()}; }
 };
 
+// Bytes of an anonymous private mapping: they read as zero, and a page takes memory only
+// once written, so a mostly-zero tensor written into them costs its nonzero pages alone.
+class ZeroedBytes {
+ public:
+  ZeroedBytes() = default;
+  explicit ZeroedBytes(size_t n);
+  ZeroedBytes(ZeroedBytes&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr, o.n_ = 0; }
+  ZeroedBytes& operator=(ZeroedBytes&& o) noexcept;
+  ZeroedBytes(const ZeroedBytes&) = delete;
+  ZeroedBytes& operator=(const ZeroedBytes&) = delete;
+  ~ZeroedBytes();
+  uint8_t* data() const { return static_cast<uint8_t*>(p_); }
+  size_t size() const { return n_; }
+
+ private:
+  void* p_ = nullptr;
+  size_t n_ = 0;
+};
+
+// A tensor converted to another dtype, owning its bytes and the map of its written chunks.
+struct ConvertedTensor {
+  ZeroedBytes bytes;
+  std::vector<uint64_t> chunks;  // view.nonzero_chunks
+  TensorView view;
+};
+// v as dtype t, the same bits as make_tensor(v.name, t, v.shape, to_f32(v)); only elements
+// that are not +0 are written, found 64 bytes at a time, so converting the compiled
+// machine's weights (almost all +0) costs a read of v and its nonzero pages.
+ConvertedTensor convert_tensor(const TensorView& v, DType t);
+
+// Calls fn(i, x) for every element i in [begin, end) of v that is not +0 or -0 (NaN
+// included), in order, with its value as f32; with keep_negative_zero, -0 too. Runs of
+// zeros are skipped 64 bytes at a time.
+template <typename Fn>
+void for_each_nonzero(const TensorView& v, int64_t begin, int64_t end, Fn fn, bool keep_negative_zero = false);
+
 // f32 values stored as dtype t (rounded to nearest even).
 TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,
                        const std::vector<float>& values);
 // All elements of v as f32.
 std::vector<float> to_f32(const TensorView& v);
+
+namespace detail {
+// for_each_nonzero for elements of kSize bytes (a constant, so the chunk arithmetic is shifts).
+template <size_t kSize, typename Fn>
+void for_each_nonzero_sized(const TensorView& v, int64_t begin, int64_t end, Fn& fn, bool keep_negative_zero) {
+  const auto* bytes = static_cast<const uint8_t*>(v.data);
+  // Every bit but the signs: a word masked with it is 0 when all its elements are +-0.
+  const uint64_t magnitude = keep_negative_zero ? ~0ull : kSize == 4 ? 0x7fffffff7fffffffull : 0x7fff7fff7fff7fffull;
+  constexpr int64_t kPerChunk = 64 / kSize;
+  int64_t i = begin;
+  while (i < end) {
+    const int64_t chunk = i / kPerChunk, next = (chunk + 1) * kPerChunk;
+    if (v.nonzero_chunks && !(v.nonzero_chunks[chunk / 64] >> (chunk % 64) & 1)) {
+      i = next;  // all zero, and never read
+      continue;
+    }
+    if (i % kPerChunk == 0 && next <= end) {  // a whole chunk of 64 bytes
+      uint64_t any = 0;
+      for (int j = 0; j < 8; ++j) {
+        uint64_t word;
+        std::memcpy(&word, bytes + static_cast<size_t>(i) * kSize + 8 * j, 8);
+        any |= word & magnitude;
+      }
+      if (any == 0) {
+        i = next;
+        continue;
+      }
+    }
+    for (const int64_t stop = std::min(end, next); i < stop; ++i) {
+      uint32_t b = 0;
+      std::memcpy(&b, bytes + static_cast<size_t>(i) * kSize, kSize);
+      if ((b & static_cast<uint32_t>(magnitude)) != 0) fn(i, v.at(i));
+    }
+  }
+}
+}  // namespace detail
+
+template <typename Fn>
+void for_each_nonzero(const TensorView& v, int64_t begin, int64_t end, Fn fn, bool keep_negative_zero) {
+  if (dtype_size(v.dtype) == 4)
+    detail::for_each_nonzero_sized<4>(v, begin, end, fn, keep_negative_zero);
+  else
+    detail::for_each_nonzero_sized<2>(v, begin, end, fn, keep_negative_zero);
+}
 
 // "[2048, 6144]"
 std::string shape_string(const std::vector<int64_t>& shape);
