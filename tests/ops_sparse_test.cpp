@@ -4,7 +4,9 @@
 // becomes -0 in round-to-nearest).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "engine/ops.h"
@@ -110,6 +112,66 @@ TEST(OpsSparse, CsrMatmulRoundsActivationsToTheWeightType) {
     Linear lin{w.view()};
     matmul_csr(lin, make_csr(lin), x, &y, 1, xq.data(), pool);
     EXPECT_EQ(y, t == DType::bf16 ? 1.0f : x[1]) << dtype_name(t);
+  }
+}
+
+// Mostly +0, with runs of every length, -0, NaN, inf, values that f16 rounds to zero, and
+// an odd length, so chunks of 64 bytes end inside and outside the nonzeros.
+std::vector<float> mostly_zero(int64_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::normal_distribution<float> d(0.0f, 4.0f);
+  std::vector<float> v(n, 0.0f);
+  const float odd[] = {-0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1e-9f, -1e-9f};
+  for (int64_t i = 0; i < n; ++i) {
+    const double r = u(rng);
+    if (r < 0.03) v[i] = d(rng);
+    else if (r < 0.04) v[i] = odd[static_cast<int>(u(rng) * 5) % 5];
+  }
+  return v;
+}
+
+bool same_bytes(const TensorView& a, const TensorView& b) {
+  return a.dtype == b.dtype && a.shape == b.shape && std::memcmp(a.data, b.data, a.nbytes()) == 0;
+}
+
+// convert_tensor writes only the chunks that hold a nonzero into zeroed memory: the bytes
+// equal make_tensor's (the dense conversion), -0 and NaN included, for every pair of dtypes.
+TEST(OpsSparse, ConvertTensorEqualsTheDenseConversion) {
+  std::mt19937 rng(11);
+  for (DType from : {DType::f32, DType::bf16, DType::f16})
+    for (DType to : {DType::f32, DType::bf16, DType::f16})
+      for (int64_t n : {1, 15, 16, 33, 1000, 4099}) {
+        TensorData src = make_tensor("w", from, {n}, mostly_zero(n, rng));
+        ConvertedTensor c = convert_tensor(src.view(), to);
+        TensorData want = make_tensor("w", to, {n}, to_f32(src.view()));
+        EXPECT_TRUE(same_bytes(c.view, want.view())) << dtype_name(from) << " -> " << dtype_name(to) << " n " << n;
+      }
+}
+
+// for_each_nonzero visits the same elements, in order, with and without the chunk map, and
+// make_csr and count_nonzeros of a converted weight equal those of its dense copy.
+TEST(OpsSparse, ScansOfAConvertedWeightEqualThoseOfItsDenseCopy) {
+  std::mt19937 rng(12);
+  for (DType to : {DType::f32, DType::bf16, DType::f16}) {
+    const int64_t out = 37, in = 301;
+    TensorData src = make_tensor("w", DType::f32, {out, in}, mostly_zero(out * in, rng));
+    ConvertedTensor c = convert_tensor(src.view(), to);
+    ASSERT_NE(c.view.nonzero_chunks, nullptr);
+    TensorData dense = make_tensor("w", to, {out, in}, to_f32(c.view));
+    std::vector<std::pair<int64_t, float>> seen[2];
+    for (int k = 0; k < 2; ++k)
+      for_each_nonzero(k == 0 ? c.view : dense.view(), 5, out * in - 3, [&](int64_t i, float x) { seen[k].push_back({i, x}); });
+    ASSERT_EQ(seen[0].size(), seen[1].size()) << dtype_name(to);
+    for (size_t i = 0; i < seen[0].size(); ++i) {
+      EXPECT_EQ(seen[0][i].first, seen[1][i].first);
+      EXPECT_EQ(std::memcmp(&seen[0][i].second, &seen[1][i].second, 4), 0);
+    }
+    const CsrWeight a = make_csr(Linear{c.view}), b = make_csr(Linear{dense.view()});
+    EXPECT_EQ(a.rows, b.rows);
+    EXPECT_EQ(a.col, b.col);
+    EXPECT_EQ(std::memcmp(a.value.data(), b.value.data(), a.value.size() * 4), 0);
+    EXPECT_EQ(a.col_index, b.col_index);
+    EXPECT_EQ(count_nonzeros(Linear{c.view}).entries, count_nonzeros(Linear{dense.view()}).entries);
   }
 }
 

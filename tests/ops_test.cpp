@@ -97,8 +97,8 @@ TEST(Ops, NormsAndActivations) {
   EXPECT_NEAR(silu(1.0f), 1.0f / (1.0f + std::exp(-1.0f)), 1e-7);
 }
 
-// silu's shortcuts (x above 20: x; below -100: -0) give the formula's bits: every 97th
-// float, and the floats around both edges.
+// silu's shortcuts (x above 20: x; below -100: -0; +-0: x) give the formula's bits: every
+// 97th float, and the floats around the edges.
 TEST(Ops, SiluIsTheFormulaOnEveryFloat) {
   auto formula = [](float x) { return x / (1.0f + std::exp(-x)); };
   auto same = [&](float x) {
@@ -106,7 +106,7 @@ TEST(Ops, SiluIsTheFormulaOnEveryFloat) {
     return std::isnan(a) ? std::isnan(b) : std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b);
   };
   for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 97) ASSERT_TRUE(same(std::bit_cast<float>(static_cast<uint32_t>(u)))) << u;
-  for (float edge : {20.0f, -100.0f, -std::numeric_limits<float>::max(), -std::numeric_limits<float>::infinity()}) {
+  for (float edge : {20.0f, -100.0f, 0.0f, -0.0f, -std::numeric_limits<float>::max(), -std::numeric_limits<float>::infinity()}) {
     float x = edge;
     for (int k = 0; k < 1000; ++k, x = std::nextafter(x, 0.0f)) ASSERT_TRUE(same(x)) << x;
     x = edge;

@@ -213,7 +213,7 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
   auto csr = f.csr.find(w.w.data);
   auto sparse = f.sparse.find(w.w.data);
   if (csr != f.csr.end())  // the reference's sum, so on either path
-    matmul_csr(w, csr->second, x, y, T, s.xq.data(), ex.pool);
+    matmul_csr(w, csr->second, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
   else if (ex.path == MatmulPath::reference)
     matmul_reference(w, x, y, T, s.xq.data());
   else if (sparse != f.sparse.end())

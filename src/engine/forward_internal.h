@@ -38,6 +38,7 @@ struct Runtime::Scratch {
   std::vector<float> head_tmp;  // [Hv][dv] per-head scratch (δ)
   std::vector<float> scores;    // attention scores, grows with the sequence
   std::vector<uint8_t> xq;      // activations rounded to the weight dtype
+  CsrInputs csr_inputs;         // a token's nonzero inputs (matmul_csr)
   // With skip_zero_rows, what the scan of the weights found (the Model's, shared by its
   // Runtimes); otherwise an empty one.
   std::shared_ptr<const WeightStructure> found;

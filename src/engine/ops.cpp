@@ -54,15 +54,6 @@ void l2_norm(float* x, int64_t n, float eps) {
   for (int64_t i = 0; i < n; ++i) x[i] *= scale;
 }
 
-// x / (1 + e^-x) in f32, without the exp where its value is known: above 20, e^-x < 2^-28
-// and 1 + e^-x rounds to 1, so the quotient is x; below -100 (finite), e^-x overflows to
-// inf and the quotient is -0. The compiled machine's units sit at 128 and more or -128
-// and less. Checked against the formula on every float (tests/ops_test.cpp samples them).
-float silu(float x) {
-  if (x > 20.0f) return x;
-  if (x < -100.0f && x >= -std::numeric_limits<float>::max()) return -0.0f;
-  return x / (1.0f + std::exp(-x));
-}
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 

@@ -10,7 +10,9 @@
 // nothing there.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -37,7 +39,17 @@ void gated_rms_norm(const float* x, const float* w, const float* z, float* y, in
                     float eps, DType act);
 // x <- x * rsqrt(sum(x^2) + eps) (the DeltaNet q/k L2 norm; eps 1e-6 as transformers).
 void l2_norm(float* x, int64_t n, float eps);
-float silu(float x);
+// x / (1 + e^-x) in f32, without the exp where its value is known: above 20, e^-x < 2^-28
+// and 1 + e^-x rounds to 1, so the quotient is x; below -100 (finite), e^-x overflows to
+// inf and the quotient is -0; at +-0 it is +-0 / 2 = x. The compiled machine's units sit at
+// 128 and more or -128 and less, and its unused channels at +0. Inline: the forward calls
+// it on every channel. Checked against the formula on every float (tests/ops_test.cpp
+// samples them).
+inline float silu(float x) {
+  if (x > 20.0f || x == 0.0f) return x;
+  if (x < -100.0f && x >= -std::numeric_limits<float>::max()) return -0.0f;
+  return x / (1.0f + std::exp(-x));
+}
 float sigmoid(float x);
 float softplus(float x);  // log(1 + e^x), = x above 20 as torch and ggml
 // Partial NeoX RoPE on the first rot dims of x (rotate-half pairs i, i + rot/2). With act,
@@ -82,6 +94,7 @@ struct CsrWeight {
   std::vector<int32_t> col;
   std::vector<float> value;
   std::vector<int32_t> used_cols;  // every column some row reads, ascending
+  std::vector<int32_t> col_index;  // [in]: column c is used_cols[col_index[c]], or -1 if unused
   // The same nonzeros by column, for inputs that are mostly zeros: column used_cols[u]'s
   // entries are [col_start[u], col_start[u + 1]) of by_col_row (the output row, ascending)
   // and by_col_value.
@@ -107,8 +120,14 @@ CsrWeight make_csr(const Linear& w);
 // a few hundred of thousands of columns): the columns in ascending order, each adding its
 // terms to the rows it feeds, so every row still sums in ascending column order; a zero
 // input's terms are left out, as acc + (+-0) == acc. `xq`: as matmul_reference's.
+// `inputs` (optional; else allocated per call): scratch for a token's nonzero inputs.
+struct CsrInputs {
+  std::vector<int32_t> at;   // [n] index into used_cols (grown, never shrunk)
+  std::vector<float> value;  // [n] the input there, rounded to the weight's dtype
+  int64_t n = 0;
+};
 void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
-                void* xq, ThreadPool& pool);
+                void* xq, ThreadPool& pool, CsrInputs* inputs = nullptr);
 // Whether this CPU runs the AVX-512 kernels (else matmul_fast uses portable loops).
 bool cpu_has_avx512_bf16();
 

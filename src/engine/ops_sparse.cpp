@@ -6,6 +6,7 @@
 // the reference's order, so four rows are summed side by side to keep four chains in
 // flight (measured: ~0.4 ns per nonzero per token instead of ~0.65 one row at a time).
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -57,23 +58,58 @@ void csr_rows(const CsrWeight& csr, const float* xr, float* y, int64_t T, int64_
   for (int64_t t = 0; t < T; ++t) csr_rows_token(csr, xr + t * n_in, y + t * n_out, r0, r1);
 }
 
-// The terms of one token's nonzero inputs: how many, and whether that is few enough for
-// the column order (each term there is a scattered add, about twice a row term's cost).
-bool few_terms(const CsrWeight& csr, const float* xt) {
-  int64_t terms = 0;
-  for (size_t u = 0; u < csr.used_cols.size(); ++u)
-    if (xt[csr.used_cols[u]] != 0.0f) terms += csr.col_start[u + 1] - csr.col_start[u];
-  return 2 * terms < csr.nnz();
+// One token's nonzero inputs that some row reads, found by a scan of its activations that
+// skips runs of 8 that are all +0 (the compiled machine's are one-hot codes: a few hundred
+// of thousands), each rounded to the weight's dtype and kept in `in` when not +-0 (a zero
+// input's terms are +-0 and add nothing), in ascending column order. Returns their terms.
+int64_t gather_inputs(const CsrWeight& csr, DType t, const float* xt, CsrInputs& in) {
+  const int64_t n_in = std::ssize(csr.col_index);
+  if (std::ssize(in.at) < std::ssize(csr.used_cols)) {
+    in.at.resize(csr.used_cols.size());
+    in.value.resize(csr.used_cols.size());
+  }
+  int64_t terms = 0, n = 0;
+  auto take = [&](int64_t c) {
+    const int32_t u = csr.col_index[c];
+    if (u < 0) return;
+    const float x = t == DType::f32 ? xt[c] : round_to(t, xt[c]);
+    if (x == 0.0f) return;
+    in.at[n] = u;
+    in.value[n++] = x;
+    terms += csr.col_start[u + 1] - csr.col_start[u];
+  };
+  int64_t c = 0;
+  for (; c + 8 <= n_in; c += 8) {
+    uint32_t any = 0;
+    for (int j = 0; j < 8; ++j) any |= std::bit_cast<uint32_t>(xt[c + j]) << 1;  // not +-0
+    if (any == 0) continue;
+    for (int j = 0; j < 8; ++j) take(c + j);
+  }
+  for (; c < n_in; ++c) take(c);
+  in.n = n;
+  return terms;
 }
 
 // One token by column: yt (all +0) gains, column by column in ascending order, each
 // nonzero input's terms.
-void csr_columns_token(const CsrWeight& csr, const float* xt, float* yt) {
-  for (size_t u = 0; u < csr.used_cols.size(); ++u) {
-    const float x = xt[csr.used_cols[u]];
-    if (x == 0.0f) continue;
+void csr_columns_token(const CsrWeight& csr, const CsrInputs& in, float* yt) {
+  for (int64_t k = 0; k < in.n; ++k) {
+    const int32_t u = in.at[k];
+    const float x = in.value[k];
     for (int64_t i = csr.col_start[u]; i < csr.col_start[u + 1]; ++i) yt[csr.by_col_row[i]] += x * csr.by_col_value[i];
   }
+}
+
+// One token: by column when its nonzero inputs reach under half of the nonzeros (each
+// term there is a scattered add, about twice a row term's cost), else by row. xr: [n_in]
+// scratch for the rounded inputs (null for f32 weights: the row order reads xt itself).
+void csr_token(const CsrWeight& csr, DType t, const float* xt, float* xr, float* yt, CsrInputs& in) {
+  if (2 * gather_inputs(csr, t, xt, in) < csr.nnz()) {
+    csr_columns_token(csr, in, yt);
+    return;
+  }
+  if (xr) round_used_columns(t, csr, xt, xr, 1, std::ssize(csr.col_index));
+  csr_rows_token(csr, xr ? xr : xt, yt, 0, std::ssize(csr.rows));
 }
 
 // The first stored row whose nonzeros start at or after nonzero k.
@@ -87,7 +123,7 @@ NonzeroCount count_nonzeros(const Linear& w) {
   NonzeroCount n;
   for (int64_t o = 0; o < w.out(); ++o) {
     int64_t in_row = 0;
-    for (int64_t i = 0; i < w.in(); ++i) in_row += w.w.at(o * w.in() + i) != 0.0f;
+    for_each_nonzero(w.w, o * w.in(), (o + 1) * w.in(), [&](int64_t, float) { ++in_row; });
     n.entries += in_row;
     n.rows += in_row > 0;
   }
@@ -100,21 +136,21 @@ CsrWeight make_csr(const Linear& w) {
   csr.row_start.push_back(0);
   std::vector<uint8_t> used(static_cast<size_t>(n_in), 0);
   for (int64_t o = 0; o < w.out(); ++o) {
-    for (int64_t i = 0; i < n_in; ++i) {
-      float v = w.w.at(o * n_in + i);
-      if (v == 0.0f) continue;  // +0 or -0
+    for_each_nonzero(w.w, o * n_in, (o + 1) * n_in, [&](int64_t k, float v) {  // not +0 or -0
+      const int64_t i = k - o * n_in;
       csr.col.push_back(static_cast<int32_t>(i));
       csr.value.push_back(v);
       used[i] = 1;
-    }
+    });
     if (csr.nnz() == csr.row_start.back()) continue;  // a zero row: not stored
     csr.rows.push_back(static_cast<int32_t>(o));
     csr.row_start.push_back(csr.nnz());
   }
-  std::vector<int64_t> at_col(static_cast<size_t>(n_in), -1);  // index into used_cols
+  std::vector<int32_t>& at_col = csr.col_index;  // index into used_cols
+  at_col.assign(static_cast<size_t>(n_in), -1);
   for (int64_t i = 0; i < n_in; ++i)
     if (used[i]) {
-      at_col[i] = std::ssize(csr.used_cols);
+      at_col[i] = static_cast<int32_t>(csr.used_cols.size());
       csr.used_cols.push_back(static_cast<int32_t>(i));
     }
   // By column: count, then place each row's entries (rows ascending, so each column's too).
@@ -134,20 +170,22 @@ CsrWeight make_csr(const Linear& w) {
 }
 
 void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
-                void* xq, ThreadPool& pool) {
-  const int64_t n_in = w.in(), n_out = w.out(), n_rows = std::ssize(csr.rows);
+                void* xq, ThreadPool& pool, CsrInputs* inputs) {
+  const int64_t n_in = w.in(), n_out = w.out();
   std::memset(y, 0, static_cast<size_t>(T * n_out) * sizeof(float));  // zero rows: +0
+  const int64_t nnz = csr.nnz();
+  if (nnz * T < kParallelWork) {
+    CsrInputs local;
+    CsrInputs& in = inputs ? *inputs : local;
+    float* xr = w.w.dtype == DType::f32 ? nullptr : static_cast<float*>(xq);
+    for (int64_t t = 0; t < T; ++t)
+      csr_token(csr, w.w.dtype, x + t * n_in, xr ? xr + t * n_in : nullptr, y + t * n_out, in);
+    return;
+  }
   const float* xr = x;  // f32 weights: the activations as they are
   if (w.w.dtype != DType::f32) {
     round_used_columns(w.w.dtype, csr, x, static_cast<float*>(xq), T, n_in);
     xr = static_cast<const float*>(xq);
-  }
-  const int64_t nnz = csr.nnz();
-  if (nnz * T < kParallelWork) {
-    for (int64_t t = 0; t < T; ++t)
-      if (few_terms(csr, xr + t * n_in)) csr_columns_token(csr, xr + t * n_in, y + t * n_out);
-      else csr_rows_token(csr, xr + t * n_in, y + t * n_out, 0, n_rows);
-    return;
   }
   // One piece per thread, each with an equal share of the nonzeros.
   const int64_t pieces = pool.size();
