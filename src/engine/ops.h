@@ -110,6 +110,12 @@ struct NonzeroCount {
 };
 NonzeroCount count_nonzeros(const Linear& w);
 CsrWeight make_csr(const Linear& w);
+// matmul_csr's scratch: one token's nonzero inputs, in ascending column order.
+struct CsrInputs {
+  std::vector<int32_t> at;   // [n] index into used_cols (grown, never shrunk)
+  std::vector<float> value;  // [n] the input there, rounded to the weight's dtype
+  int64_t n = 0;
+};
 // matmul_reference's product from w's nonzeros alone, bit for bit while the activations
 // are finite in w's dtype (f16 tops out at 65504; inf * 0 is NaN): the activations are
 // rounded to w's dtype as there, and each output sums its row's nonzeros in ascending
@@ -119,13 +125,8 @@ CsrWeight make_csr(const Linear& w);
 // nonzeros is summed by column instead (the compiled machine's inputs are one-hot codes:
 // a few hundred of thousands of columns): the columns in ascending order, each adding its
 // terms to the rows it feeds, so every row still sums in ascending column order; a zero
-// input's terms are left out, as acc + (+-0) == acc. `xq`: as matmul_reference's.
-// `inputs` (optional; else allocated per call): scratch for a token's nonzero inputs.
-struct CsrInputs {
-  std::vector<int32_t> at;   // [n] index into used_cols (grown, never shrunk)
-  std::vector<float> value;  // [n] the input there, rounded to the weight's dtype
-  int64_t n = 0;
-};
+// input's terms are left out, as acc + (+-0) == acc. `xq`: as matmul_reference's;
+// `inputs`: the Runtime's scratch (null: one is allocated for the call).
 void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
                 void* xq, ThreadPool& pool, CsrInputs* inputs = nullptr);
 // Whether this CPU runs the AVX-512 kernels (else matmul_fast uses portable loops).
