@@ -4,9 +4,10 @@
 // in f32, bf16, f16 and bf16 with transformers' rounding, and the model path never calls
 // the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
-// divergence, compares, predicate logic, guards), examples/mul.qasm (mul.lo, mad.lo) and
-// random programs of the ops the ALU has so far (mov, add, sub, mul.lo, mad.lo, neg, abs,
-// min, max, and, or, xor, not, shifts, selp, ld, st, setp.*,
+// divergence, compares, predicate logic, guards), examples/mul.qasm (mul.lo, mad.lo),
+// examples/bits.qasm (popc, clz, brev at their edges) and random programs of the ops the ALU
+// has so far (mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, or, xor, not, shifts,
+// popc, clz, brev, selp, ld, st, setp.*,
 // predicate logic, guards, exit) with random
 // 32-bit immediates and specials, so the adder sees every carry chain, the compares every
 // class pair and the uniform check both answers. `qgpu asm --engine
@@ -55,7 +56,7 @@ Case random_case(int seed) {
     }
   };
   auto reg = [&]() { return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]); };
-  const char* unary[] = {"mov", "neg", "abs", "not"};
+  const char* unary[] = {"mov", "neg", "abs", "not", "popc", "clz", "brev"};
   const char* binary[] = {"add", "sub", "add", "sub", "min.s", "min.u", "max.s", "max.u", "and", "or", "xor",
                           "shl", "shr.u", "shr.s", "mul.lo", "mul.lo"};
   for (int i = 0; i < 12; ++i) {
@@ -63,7 +64,7 @@ Case random_case(int seed) {
     std::string a = operand();
     if (a[0] != 'r' && a[0] != '%') a = fmt::format("r{}", written[pick(static_cast<int>(written.size()))]);  // an immediate at most once
     const int form = pick(8);
-    if (form == 0) text += fmt::format("    {} r{}, {}\n", unary[pick(4)], d, operand());
+    if (form == 0) text += fmt::format("    {} r{}, {}\n", unary[pick(7)], d, operand());
     else if (form == 1) text += fmt::format("    mad.lo r{}, {}, {}, {}\n", d, a, operand(), reg());
     else text += fmt::format("    {} r{}, {}, {}\n", binary[pick(16)], d, a, operand());
     written.push_back(d);
@@ -86,7 +87,7 @@ Case random_case(int seed) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  for (const char* name : {"lanes", "loops", "mul"})
+  for (const char* name : {"lanes", "loops", "mul", "bits"})
     c.push_back({name, assemble(test_util::read_file(fmt::format("{}/examples/{}.qasm", QGPU_SOURCE_DIR, name)), name)});
 #if defined(__SANITIZE_ADDRESS__)
   const int seeds = 1;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs

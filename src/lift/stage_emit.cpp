@@ -107,7 +107,7 @@ void shift_results(Net& n, Mlp& m, const Lit& shifts) {
 // The ops whose result the ALU has (generation_gap's list).
 constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, Op::kLd, Op::kSelp, Op::kMinS, Op::kMinU,
                              Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS,
-                             Op::kMulLo, Op::kMadLo};
+                             Op::kMulLo, Op::kMadLo, Op::kPopc, Op::kClz, Op::kBrev};
 
 void results(Net& n, Mlp& m) {
   auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
@@ -123,7 +123,7 @@ void results(Net& n, Mlp& m) {
   const Lit minmax = ops({Op::kMinS, Op::kMinU, Op::kMaxS, Op::kMaxU});
   result_rules(n, m, {minmax, {n.dim("pka", 0)}}, "oa");
   result_rules(n, m, {minmax, {n.dim("pka", 1)}}, "ob");
-  result_rules(n, m, {ops({Op::kAnd, Op::kOr, Op::kXor, Op::kNot})}, "lg");
+  result_rules(n, m, {ops({Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kPopc, Op::kClz, Op::kBrev})}, "lg");
   shift_results(n, m, ops({Op::kShl, Op::kShrU, Op::kShrS}));
   std::vector<int> zero = {n.dim("fits", 0)};
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("res", 16 * g));
@@ -265,7 +265,7 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
                        e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
-                         "or, xor, not, shl, shr, selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b,
+                         "or, xor, not, shl, shr, popc, clz, brev, selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b,
                          op_info(in.op).mnemonic);
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&

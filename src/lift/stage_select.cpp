@@ -3,7 +3,9 @@
 //   L9 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
 //      >= 1, = 1) and not (a = 0), or a's bit for the shifts, vetoed unless the op is the
 //      one: all off otherwise; sa, the shift amount (b below 32, else 32);
-//   L10 MLP: lg, those bits as nibbles (steps on the bits' weighted sum);
+//      brev's bits (a's bit 31 - i for bit i); popc's and clz's a as it is;
+//   L10 MLP: lg, those bits as nibbles (steps on the bits' weighted sum), or their count
+//      for popc (on bits) and clz (off bits from the top: a step per length);
 //   L11 MLP: pka, whether min / max take a (lane nl's compare of a and b from
 //      stage_pred.cpp: cu{l}, cs{l}); sbit, the shifted word's bits (a step per output bit
 //      and amount: "the amount is s and the source bit is on").
@@ -52,7 +54,8 @@ void logic_bits(Net& n, Mlp& m) {
       m.step(both, 1, veto_unless(n, Op::kXor), turn_on);
       m.step(both, 2, veto_unless(n, Op::kXor), turn_off);
       m.step({bit(n, "oa", g, k, -1)}, 0, veto_unless(n, Op::kNot), turn_on);
-      m.step({bit(n, "oa", g, k, 1)}, 1, op_veto(n, "shift"), turn_on);  // a shift's a, bit by bit
+      m.step({bit(n, "oa", g, k, 1)}, 1, op_veto(n, "abits"), turn_on);  // a shift's, popc's, clz's a, bit by bit
+      m.step({bit(n, "oa", 7 - g, 3 - k, 1)}, 1, op_veto(n, "brev"), turn_on);  // brev: a's bit 31 - (4 g + k)
     }
 }
 
@@ -94,6 +97,9 @@ void shift_bits(Net& n, Mlp& m) {
   }
 }
 
+// L10: lg, the word of the logic ops and brev (lbit's bits as nibbles), or of popc and clz (a
+// count 0..32 of lbit's bits, a's own: the nibbles 0 and 1 of the word). Each is a step that
+// moves a nibble's hot one up, vetoed unless the op is one of its set.
 void logic_nibbles(Net& n, Mlp& m) {
   std::vector<int> zero;
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("lg", 16 * g));
@@ -101,7 +107,23 @@ void logic_nibbles(Net& n, Mlp& m) {
   for (int g = 0; g < 8; ++g) {
     std::vector<Term> value;
     for (int k = 0; k < 4; ++k) value.push_back({{lbit(n, g, k, true)}, {1 << k}});
-    for (int v = 1; v < 16; ++v) m.step(value, v, {}, {{n.dim("lg", 16 * g + v - 1), -1}, {n.dim("lg", 16 * g + v), 1}});
+    for (int v = 1; v < 16; ++v)
+      m.step(value, v, op_veto(n, "logic"), {{n.dim("lg", 16 * g + v - 1), -1}, {n.dim("lg", 16 * g + v), 1}});
+  }
+  // The count reaches c: nibble 0 moves from c - 1 to c % 16, and at 16 and 32 nibble 1 up.
+  auto count_up = [&](int c) {
+    std::vector<Mlp::Out> out = {{n.dim("lg", (c - 1) % 16), -1}, {n.dim("lg", c % 16), 1}};
+    if (c % 16 == 0) out.insert(out.end(), {{n.dim("lg", 16 + c / 16 - 1), -1}, {n.dim("lg", 16 + c / 16), 1}});
+    return out;
+  };
+  for (int c = 1; c <= 32; ++c) {
+    std::vector<Term> set, above;  // popc: at least c bits are on; clz: bits 32 - c .. 31 are all off
+    for (int i = 0; i < 32; ++i) {
+      set.push_back({{lbit(n, i / 4, i % 4, true)}, {1}});
+      if (i >= 32 - c) above.push_back({{lbit(n, i / 4, i % 4, true)}, {-1}});
+    }
+    m.step(set, c, op_veto(n, "popc"), count_up(c));
+    m.step(above, 0, op_veto(n, "clz"), count_up(c));
   }
 }
 

@@ -24,7 +24,10 @@ inline constexpr struct OpSet {
     {"add", {Op::kAdd}}, {"sub", {Op::kSub}},
     {"addr", {Op::kLd, Op::kSt, Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas}},
     {"neg", {Op::kNeg, Op::kAbs}}, {"and", {Op::kAnd}}, {"or", {Op::kOr}}, {"xor", {Op::kXor}}, {"not", {Op::kNot}},
-    {"shift", {Op::kShl, Op::kShrU, Op::kShrS}}, {"shl", {Op::kShl}}, {"shr.u", {Op::kShrU}}, {"shr.s", {Op::kShrS}}};
+    {"abits", {Op::kShl, Op::kShrU, Op::kShrS, Op::kPopc, Op::kClz}},  // ops that take a's bits into lbit as they are
+    {"shl", {Op::kShl}}, {"shr.u", {Op::kShrU}}, {"shr.s", {Op::kShrS}},
+    {"logic", {Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kBrev}},  // lg is lbit's word
+    {"popc", {Op::kPopc}}, {"clz", {Op::kClz}}, {"brev", {Op::kBrev}}};
 inline constexpr int kOpSetCount = sizeof(kOpSets) / sizeof(kOpSets[0]);
 // A step's veto "unless the op is in set `name`": its flag's "not" rail.
 std::vector<int> op_veto(Net& n, std::string_view name);
