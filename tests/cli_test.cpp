@@ -46,7 +46,13 @@ std::map<std::string, json> expected_outputs() {
     for (int t = 0; t < 8; ++t) waves_out.push_back(b * 100 + t);
   json next = json::array();
   for (int i = 0; i < 16; ++i) next.push_back(i - 1);
+  json grid2d = json::array();  // out[N mod 124] = 256 y + x of the last block N with that residue
+  for (int i = 0; i < 124; ++i) {
+    const int n = i + 124 < 13 * 19 ? i + 124 : i;
+    grid2d.push_back(256 * (n / 13) + n % 13);
+  }
   return {
+      {"grid2d", {{"out", grid2d}}},
       {"vecadd", {{"a", {1, 2, 3, 4, 5, 6, 7, 8}},
                   {"b", {10, 20, 30, 40, 50, 60, 70, -1000}},
                   {"c", {11, 22, 33, 44, 55, 66, 77, -992}}}},

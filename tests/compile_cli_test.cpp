@@ -122,10 +122,11 @@ TEST_F(CompileCli, OptionErrors) {
   };
   const Case cases[] = {
       {" --engine model", "--engine model: prefix: the compiled model cannot generate this kernel's records yet: "
-                          "block 0: reads %ctaid on a grid of 2 rows (the model has %ctaid for one-row grids so far). "
+                          "block 0: reads %ctaid on a grid 17 wide and 2 tall (the model has %ctaid for grids at most 16 "
+                          "wide, or one row). "
                           "Use --engine interp, or --check to compare the state the model holds with the interpreter's "
                           "for any kernel",
-       "--grid 2,2 --arg 'x=[1,2,3,4,5,6]' --arg 'out=[0,0,0,0,0,0,0,0]' --arg n=6"},
+       "--grid 17,2 --arg 'x=[1,2,3,4,5,6]' --arg 'out=[0,0,0,0,0,0,0,0]' --arg n=6"},
       {" --check --rounding bf16", "--rounding bf16: expected llama or transformers"},
       {" --engine gpu", "--engine gpu: expected interp or model"},
       {" --dtype f64", "--dtype f64: expected f32, bf16 or f16"},

@@ -96,8 +96,11 @@ void MachineState_::check(const Setting& setting) {
     tokens += c.tokens;
   }
   // The weights are scaled for machine_hots(): the energy must be what it says (bf16 and
-  // f16: exactly, every read and rule output is 1; f32: to a few ulps).
-  EXPECT_LT(worst_energy, 1e-5) << setting.name() << ": residual energy against machine_hots()";
+  // f16: exactly, every read and rule output is 1; f32: to a few ulps of the gates. The
+  // worst, 1.03e-5, is after L11, where the f32 errors of the rule outputs before it add
+  // up; it rose above 1e-5 with %ctaid's division in L3-L4 and mw's move to L8, rules
+  // that fire at every token: 8.4e-6 after L8).
+  EXPECT_LT(worst_energy, 2e-5) << setting.name() << ": residual energy against machine_hots()";
   double worst = 0;
   for (const auto& [name, range] : norms) {
     auto [lo, hi] = range;

@@ -5,7 +5,8 @@
 // the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
 // divergence, compares, predicate logic, guards), examples/mul.qasm (mul.lo, mad.lo),
-// examples/bits.qasm (popc, clz, brev at their edges) and random programs of the ops the ALU
+// examples/bits.qasm (popc, clz, brev at their edges), examples/grid2d.qasm (%ctaid on a
+// 13 x 19 grid: the block index divided by the width) and random programs (on 2D grids) of the ops the ALU
 // has so far (mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, or, xor, not, shifts,
 // popc, clz, brev, selp, ld, st, setp.*,
 // predicate logic, guards, exit) with random
@@ -40,8 +41,8 @@ struct Case {
 Case random_case(int seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const int bx = 1 + pick(8), by = 1 + pick(16 / bx), gx = 1 + pick(4);
-  std::string text = fmt::format(".kernel random{}\n.grid {}\n.block {} {}\n.array a 8 =", seed, gx, bx, by);
+  const int bx = 1 + pick(8), by = 1 + pick(16 / bx), gx = 1 + pick(4), gy = 1 + pick(3);
+  std::string text = fmt::format(".kernel random{}\n.grid {} {}\n.block {} {}\n.array a 8 =", seed, gx, gy, bx, by);
   for (int i = 0; i < 8; ++i) text += fmt::format("{} {}", i ? "," : "", static_cast<int32_t>(rng()));
   text += "\n.array out 8\n.array out2 8\n    mov r0, %tid.x\n    add r0, r0, r0\n    add r0, r0, r0\n    ld r1, [r0+a]\n";
   std::vector<int> written = {1};
@@ -87,7 +88,7 @@ Case random_case(int seed) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  for (const char* name : {"lanes", "loops", "mul", "bits"})
+  for (const char* name : {"lanes", "loops", "mul", "bits", "grid2d"})
     c.push_back({name, assemble(test_util::read_file(fmt::format("{}/examples/{}.qasm", QGPU_SOURCE_DIR, name)), name)});
 #if defined(__SANITIZE_ADDRESS__)
   const int seeds = 1;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs

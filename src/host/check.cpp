@@ -229,7 +229,7 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
 // The residual after the operand layer: the lane of the record the interpreter emits next
 // (a value's or a store's, a pred's first lane; none for other records) and that lane's
 // operands a, b, c.
-// %ctaid is compared on one-row grids only: on taller ones the model has no division yet.
+// %ctaid is compared on grids at most 16 wide or one row tall (lift::generation_gap's).
 Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span<const float> x) {
   const int L = lift::kOperandLayer;
   Rec next = next_record(st);
@@ -260,7 +260,8 @@ Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span
       else if (code >= 1 && code <= kRegs + kPreds) want = lane_value(st.lane[held_step(st).x][lane], code);
       else if (code >= 20 && code < 31) {
         Special sp = static_cast<Special>(code - 20);
-        if ((sp == Special::kCtaidX || sp == Special::kCtaidY) && st.launch.grid_y > 1) continue;
+        if ((sp == Special::kCtaidX || sp == Special::kCtaidY) && st.launch.grid_y > 1 && st.launch.grid_x > 16)
+          continue;
         want = special_value(st, held_step(st).x, lane, sp);
       }
     }

@@ -118,12 +118,16 @@ void scheduler_fields(Layout& l) {
 
 // The word memory gets, the next record's lane and its operands (stage_operands.cpp).
 void operand_fields(Layout& l) {
-  l.add("mw", 128);         // L4 MLP: the word memory gets (st: the lane's operand b, else wb_word)
+  l.add("mw", 128);         // L8 MLP: the word memory gets (st: the lane's operand b, else wb_word)
   l.add("opf", 2 * kOpSetCount);  // L4 MLP: per op set (kOpSets), 0 the op is in it, 1 not
   // The next record's lane and its operands (stage_operands.cpp).
   l.add("nl", kLanes + 1);  // L3 MLP: kLanes = none
   l.add("wbase", 4);        // L2 MLP: the step's warp % warps per CUDA block
   l.add("cta", 32);         // L2 MLP: the step's CUDA block (slot + k cpw): lo | hi
+  l.add("cq1", 16);         // L3 MLP: cta's hi nibble / gx, % gx (gx <= 16)
+  l.add("cr1", 16);
+  l.add("ctx", 32);         // L4 MLP: %ctaid.x: lo | hi
+  l.add("cq2", 16);         // %ctaid.y's lo nibble (its hi is cq1)
   for (int lane = 0; lane < kLanes; ++lane) {  // L3 MLP: each lane's %tid.x, %tid.y
     l.add("tidx" + std::to_string(lane), 16);
     l.add("tidy" + std::to_string(lane), 16);
@@ -207,14 +211,14 @@ std::vector<int> machine_hots() {
       3 * kLanes * 8 + kLanes,            // L2: operand words, guard nibbles
       kLanes * kLaneControlHots + 6 + 1 + 2,  // L2 MLP: lane control; wave comparisons; wbase; cta
       kMaxCtas,                           // L3: parity
-      kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}
+      kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes + 2,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}, cq1 cr1
       kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
-      kWarps * kLanes + 1 + 2 + 8 + 2 + kOpSetCount,  // L4 MLP: rs, wmore, nk, mw, tidx, tidy, opf
+      kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
       0, 2 * kMulPairs + 8 * 10,          // L6 MLP: plo, phi, pbt
       0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10),  // L7 MLP: cam, cad, cbm, cbd, chm; L6's cleared
-      0, 8 + 7 - (7 + 7 + 7 + 6 + 4),     // L8 MLP: em, ed; L7's cleared
+      0, 8 + 7 - (7 + 7 + 7 + 6 + 4) + 8,  // L8 MLP: em, ed; L7's cleared; mw
       0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1,  // L9 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa
       0, 6 + 1 + 7 + 2 * kLanes + 8,      // L10 MLP: cmp; uni, car; cu, cs; lg
       0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L11 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
@@ -227,14 +231,15 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 7104;
+  c.hidden_size = 7168;
   c.num_hidden_layers = 13;
   c.layer_types = std::vector<std::string>(13, "linear_attention");
   c.layer_types[5] = "full_attention";
   // The MLP units the construction uses today (two per rule or step; the widest: L5's
-  // operand select, 5,618; L2's lane control, wave compares and cta, 5,564), rounded up to 64;
-  // at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
-  c.intermediate_size = 5632;
+  // operand select, 5,810; L3's liveness, next lane and the first half of %ctaid's
+  // division, 5,656), rounded up to 64; at most Qwen3.5-2B's 6144, which a merge pads to
+  // with zero units.
+  c.intermediate_size = 5824;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;

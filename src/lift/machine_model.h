@@ -144,8 +144,8 @@ void write_machine_model(const std::string& dir, engine::DType dtype);
 // widest MLP, nonzero parameters (one line per item, for `qgpu compile-model`).
 std::string machine_summary(const Builder& b);
 // Why the compiled model cannot generate records for a program with this ROM and launch yet
-// (the first block whose op or operand the ALU does not have, named; %ctaid needs a one-row
-// grid), or nullopt when it can.
+// (the first block whose op or operand the ALU does not have, named; %ctaid needs a grid at
+// most 16 wide or one row tall), or nullopt when it can.
 // The model holds and checks every program's state; it generates the ops listed in
 // docs/design.md §3 ("emit").
 std::optional<std::string> generation_gap(std::span<const Instr> code, const Launch& launch);

@@ -270,9 +270,9 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&
           (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)) &&
-          launch.grid_y > 1)
-        return fmt::format("block {}: reads %ctaid on a grid of {} rows (the model has %ctaid for one-row grids so far)",
-                           b, launch.grid_y);
+          launch.grid_y > 1 && launch.grid_x > 16)
+        return fmt::format("block {}: reads %ctaid on a grid {} wide and {} tall (the model has %ctaid for grids at "
+                           "most 16 wide, or one row)", b, launch.grid_x, launch.grid_y);
   }
   return std::nullopt;
 }

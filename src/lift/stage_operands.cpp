@@ -6,16 +6,21 @@
 //      done or has no per-lane records), as interp's next_body_record() picks it: after
 //      `sched` the first effective lane; after a one-lane `v`, `t` or `st` the next
 //      effective lane after it; while a 4-byte value is in flight its lane;
-//   L2 MLP: wbase, the step's warp within its CUDA block (w % wpc); cta, its CUDA block
-//      (slot + k cpw: %ctaid.x of a one-row grid);
+//   L2 MLP: wbase, the step's warp within its CUDA block (w % wpc); cta, its CUDA block's
+//      linear index N = slot + k cpw (k the wave) as nibbles a | b;
 //   L3 MLP: tidx{l}, tidy{l}, every lane's %tid.x and %tid.y (tid = 4 wbase + l, by bx);
-//   L4 MLP: tidx, tidy, lane nl's; and mw, the word memory gets: at `st` its lane's
-//      operand b (register, immediate or special), else L0's word (0 at `pred`);
+//      N divided by the grid width g, its high nibble first: cq1 = a / g, cr1 = a % g;
+//   L4 MLP: tidx, tidy, lane nl's; the rest of the division: ctx = (16 cr1 + b) % g, the
+//      block's %ctaid.x, and cq2 = (16 cr1 + b) / g, so %ctaid.y = 16 cq1 + cq2 (grids
+//      wider than 16 take N itself: generation_gap refuses %ctaid on those that are taller
+//      than one row);
 //   L5 MLP: oa, ob, oc, lane nl's operands a, b, c as words: the register read (L2), the
-//      immediate for field code 31, or the special: %tid, %ntid, %nctaid, %laneid,
-//      %warpid, %ctaslot from tidx/tidy, the header and the step; the word 0 when nl is
-//      none. %ctaid.x is cta and %ctaid.y 0, right for a one-row grid; a taller grid needs
-//      cta divided by the grid width (docs/design.md §3), and generation_gap refuses it.
+//      immediate for field code 31, or the special: %tid, %ntid, %ctaid, %nctaid, %laneid,
+//      %warpid, %ctaslot from tidx/tidy, ctx/cq1/cq2, the header and the step; the word 0
+//      when nl is none;
+//   L8 MLP: mw, the word memory gets: at `st` its lane's operand b (register, immediate or
+//      special), else L0's word (0 at `pred`); L12 is its only reader, so it sits where
+//      the MLP has room.
 #include <bit>
 #include <string>
 
@@ -132,7 +137,7 @@ void warp_base_rules(Net& n, Mlp& m) {
 }
 
 // L2: cta, the step's CUDA block N = slot + k cpw (slot = w / wpc, cpw = 4 / wpc, k the
-// wave), as lo | hi nibbles: %ctaid.x for a one-row grid (N < gx). The low nibble is
+// wave), as lo | hi nibbles (divided by the grid width in L3 and L4). The low nibble is
 // (slot + cpw k_lo) mod 16; the high one cpw k_hi + (cpw k_lo) / 16 (slot < cpw adds no
 // carry; for the warp a 3-warp block leaves out, which never runs, it may differ).
 void cta_rules(Net& n, Mlp& m) {
@@ -151,6 +156,37 @@ void cta_rules(Net& n, Mlp& m) {
         if (!lo.empty()) m.rule({thr_class(n, k), {n.dim("h_wave", hi)}, lo}, {n.dim("cta", 16 + (cpw * hi + t) % 16)});
       }
   }
+}
+
+// L3: the first half of N / g for %ctaid (g = gx, the grid width, 1..16; N = 16 a + b from
+// cta): cq1 = a / g and cr1 = a % g, a table over a and g. A wider grid (the header's high
+// nibble of gx - 1 is not 0) gives 0 and 0: its N is %ctaid.x (L4).
+void cta_divide_high(Net& n, Mlp& m) {
+  m.rule({n.dims("h_gx", 1, 15)}, {n.dim("cq1", 0), n.dim("cr1", 0)});
+  for (int g = 1; g <= 16; ++g)
+    for (int a = 0; a < 16; ++a)
+      m.rule({{n.dim("h_gx", 0)}, {n.dim("h_gx", 16 + g - 1)}, {n.dim("cta", 16 + a)}},
+             {n.dim("cq1", a / g), n.dim("cr1", a % g)});
+}
+
+// L4: the second half: t = 16 cr1 + b < 16 g, ctx = t % g (its high nibble 0) and cq2 =
+// t / g < 16, a table over cr1 < g, b and g (2,176 rules); so N = g (16 cq1 + cq2) + ctx.
+// A wider grid: ctx = N (a one-row grid's N is below gx), cq2 = 0.
+void cta_divide_low(Net& n, Mlp& m) {
+  const Lit wide = n.dims("h_gx", 1, 15);
+  for (int v = 0; v < 16; ++v) {
+    m.rule({wide, {n.dim("cta", v)}}, {n.dim("ctx", v)});
+    m.rule({wide, {n.dim("cta", 16 + v)}}, {n.dim("ctx", 16 + v)});
+  }
+  m.rule({wide}, {n.dim("cq2", 0)});
+  m.rule({{n.dim("h_gx", 0)}}, {n.dim("ctx", 16)});
+  for (int g = 1; g <= 16; ++g)
+    for (int r = 0; r < g; ++r)
+      for (int b = 0; b < 16; ++b) {
+        const int t = 16 * r + b;
+        m.rule({{n.dim("h_gx", 0)}, {n.dim("h_gx", 16 + g - 1)}, {n.dim("cr1", r)}, {n.dim("cta", b)}},
+               {n.dim("ctx", t % g), n.dim("cq2", t / g)});
+      }
 }
 
 // L3: every lane's %tid.x and %tid.y (tid = 4 wbase + lane); L4: lane nl's.
@@ -213,15 +249,17 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
     m.rule(with(code(Special::kNtidX), {{n.dim("h_bx", 16 + v)}}), word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
     m.rule(with(code(Special::kNtidY), {{n.dim("h_by", 16 + v)}}), word_dims(n, out, {(v + 1) % 16, (v + 1) / 16}));
   }
-  // %ctaid.x = N (a one-row grid: generation_gap refuses %ctaid on taller ones), %ctaid.y 0.
+  // %ctaid.x = ctx (two nibbles), %ctaid.y = 16 cq1 + cq2.
   for (int v = 0; v < 16; ++v) {
-    m.rule(with(code(Special::kCtaidX), {{n.dim("cta", v)}}), {n.dim(out, v)});
-    m.rule(with(code(Special::kCtaidX), {{n.dim("cta", 16 + v)}}), {n.dim(out, 16 + v)});
+    m.rule(with(code(Special::kCtaidX), {{n.dim("ctx", v)}}), {n.dim(out, v)});
+    m.rule(with(code(Special::kCtaidX), {{n.dim("ctx", 16 + v)}}), {n.dim(out, 16 + v)});
+    m.rule(with(code(Special::kCtaidY), {{n.dim("cq2", v)}}), {n.dim(out, v)});
+    m.rule(with(code(Special::kCtaidY), {{n.dim("cq1", v)}}), {n.dim(out, 16 + v)});
   }
   std::vector<int> high;
   for (int g = 2; g < 8; ++g) high.push_back(n.dim(out, 16 * g));
   m.rule(code(Special::kCtaidX), high);
-  m.rule(code(Special::kCtaidY), word_dims(n, out, {}));
+  m.rule(code(Special::kCtaidY), high);
   // gx, gy (1..256) = the header's 16 hi + lo, plus 1, nibble by nibble.
   for (auto [sp, h] : {std::pair{Special::kNctaidX, "h_gx"}, std::pair{Special::kNctaidY, "h_gy"}}) {
     for (int v = 0; v < 16; ++v) {
@@ -245,7 +283,7 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
   m.rule(with(code(Special::kCtaslot), {{n.dim("thr", 16)}}), word_dims(n, out, {}));
 }
 
-// L4: mw, the word memory gets: at `st lane @mA` that lane's operand b (its register read
+// L8: mw, the word memory gets: at `st lane @mA` that lane's operand b (its register read
 // from L2: the lane is in the step's mask; the immediate; or a special), at `pred` (where
 // wb_word is empty) the word 0, at every other token L0's word.
 void memory_word_rules(Net& n, Mlp& m) {
@@ -289,11 +327,14 @@ void build_operands(Net& n) {
   cta_rules(n, base);
   Mlp lane(n, kParityLayer);
   next_lane_rules(n, lane);
+  cta_divide_high(n, lane);
   Mlp pick(n, kSchedLayer);
   tid_rules(n, lane, pick);
-  memory_word_rules(n, pick);
+  cta_divide_low(n, pick);
   Mlp ops(n, kOperandLayer);
   operand_rules(n, ops);
+  Mlp memory(n, kMulLayer + 2);
+  memory_word_rules(n, memory);
 }
 
 }  // namespace qgpu::lift
