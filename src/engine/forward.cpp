@@ -123,6 +123,7 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
   const Config& c = m.config;
   const int L = c.num_hidden_layers;
   s.dead_heads.assign(L, {});
+  s.live_channels.assign(L, {});
   s.attention_zero.assign(L, 0);
   s.mlp_zero.assign(L, 0);
   for (int il = 0; il < L; ++il) {
@@ -139,6 +140,16 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
       int64_t kh = m.key_head_of(j);
       s.dead_heads[il][j] = rows_zero(s, qkv, kh * dk, (kh + 1) * dk) &&
                             rows_zero(s, qkv, c.key_dim() + kh * dk, c.key_dim() + (kh + 1) * dk);
+    }
+    if (!s.csr.count(qkv.w.data)) continue;
+    const int64_t K = c.linear_conv_kernel_dim;
+    const std::vector<float>& conv = l.linear_attn.conv1d;
+    std::vector<int32_t>& live = s.live_channels[il].emplace();
+    for (int64_t ch = 0; ch < c.conv_dim(); ++ch) {
+      bool finite = true;
+      for (int64_t j = 0; j < K; ++j)  // finite in f32 and once rounded to bf16 or f16's range
+        finite = finite && std::isfinite(conv[ch * K + j]) && std::abs(conv[ch * K + j]) <= 65504.0f;
+      if (!finite || !rows_zero(s, qkv, ch, ch + 1)) live.push_back(static_cast<int32_t>(ch));
     }
   }
 }
@@ -282,13 +293,16 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
     const LayerWeights& l = layers_[il];
     rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
     const bool skip = options_.skip_zero_rows;
+    if (T == 1 && skip) scan_nonzero(sc.a.data(), H, sc.csr_inputs);  // for the projections of a
     if (l.linear)
       deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
-                     skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>());
+                     skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>(),
+                     skip && found.live_channels[il] ? &*found.live_channels[il] : nullptr);
     else if (skip && found.attention_zero[il])
       std::fill_n(sc.out.data(), T * H, 0.0f);  // o_proj = 0: the output is 0 whatever it attends
     else
       attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
+    sc.csr_inputs.scanned = nullptr;  // a changes next
     trace("mixer_out", il, sc.out.data(), H);
     add(sc.x.data(), sc.out.data(), T * H, act_);
     trace("attn_residual", il, sc.x.data(), H);
@@ -299,8 +313,10 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
       std::fill_n(sc.out.data(), T * H, 0.0f);  // down_proj = 0
     } else {
       rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);
+      if (T == 1 && skip) scan_nonzero(sc.a.data(), H, sc.csr_inputs);  // for gate and up
       linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, ex);
       linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, ex);
+      sc.csr_inputs.scanned = nullptr;
       // HF: self.act_fn(self.gate_proj(x)) * self.up_proj(x), each a tensor in the dtype.
       for (int64_t i = 0; i < T * I; ++i)
         sc.big1[i] = round_act(act_, round_act(act_, silu(sc.big1[i])) * sc.big2[i]);

@@ -46,6 +46,27 @@ void conv_step(const Config& cfg, const std::vector<float>& w, std::vector<float
   }
 }
 
+// conv_step over the listed channels alone; every other channel's input is +0 at every
+// token (WeightStructure::live_channels), so its window holds +0, which it keeps, and its
+// SiLU(conv) is +0 (a sum of finite w times +0 from +0).
+void conv_step_live(const Config& cfg, const std::vector<float>& w, std::vector<float>& window,
+                    const float* u, float* c, DType act, const std::vector<int32_t>& live) {
+  const int64_t C = cfg.conv_dim(), K = cfg.linear_conv_kernel_dim;
+  std::fill_n(c, C, 0.0f);
+  float* win = window.data();
+  for (const int32_t ch : live) {
+    const float* wk = &w[ch * K];
+    float acc = 0;
+    for (int64_t j = 0; j < K - 1; ++j) acc += wk[j] * win[j * C + ch];
+    acc += wk[K - 1] * u[ch];
+    c[ch] = round_act(act, silu(round_act(act, acc)));
+    if (K > 1) {
+      for (int64_t j = 0; j + 1 < K - 1; ++j) win[j * C + ch] = win[(j + 1) * C + ch];
+      win[(K - 2) * C + ch] = u[ch];
+    }
+  }
+}
+
 }  // namespace
 
 void delta_rule(float* S, const float* k, const float* q, const float* v, float beta,
@@ -143,7 +164,7 @@ void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const f
 
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
-                    std::span<const uint8_t> dead_heads) {
+                    std::span<const uint8_t> dead_heads, const std::vector<int32_t>* live_channels) {
   const Config& c = m.config;
   const DeltaNetWeights& w = l.linear_attn;
   const int64_t C = c.conv_dim(), Hk = c.linear_num_key_heads, Hv = c.linear_num_value_heads;
@@ -169,7 +190,10 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
     known_plain.assign(Hv, 0);
   for (int64_t t = 0; t < T; ++t) {
     float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
-    conv_step(c, w.conv1d, st.conv, u + t * C, cv, ex.act);
+    if (live_channels)
+      conv_step_live(c, w.conv1d, st.conv, u + t * C, cv, ex.act, *live_channels);
+    else
+      conv_step(c, w.conv1d, st.conv, u + t * C, cv, ex.act);
     // q, k: the L2 norm in f32 inside the kernel (HF-main, use_qk_l2norm_in_kernel).
     for (int64_t h = 0; h < Hk; ++h) {
       float* q = cv + h * dk;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -22,6 +23,12 @@ struct WeightStructure {
   // attention layers whose o_proj is zero, MLPs whose down_proj is zero.
   std::vector<std::vector<uint8_t>> dead_heads;
   std::vector<uint8_t> attention_zero, mlp_zero;
+  // Per DeltaNet layer whose in_proj_qkv is multiplied from a CSR copy: the conv channels
+  // whose row has a nonzero (ascending). The CSR product writes +0 to the others at every
+  // token, whatever the activations, so their window holds +0 and their SiLU(conv) is +0
+  // (their conv weights are finite; a channel with any other is listed). None for other
+  // layers: a dense product of inf or NaN activations gives NaN in a zero row.
+  std::vector<std::optional<std::vector<int32_t>>> live_channels;
 };
 
 struct Runtime::Scratch {
@@ -60,10 +67,12 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
             const Exec& ex);
 
 // dead_heads (empty: none): value heads whose q and k weight rows are all zero. With
-// ex.skip_zero_rows each head's recurrence is delta_rule_skipping.
+// ex.skip_zero_rows each head's recurrence is delta_rule_skipping. live_channels (null:
+// all): WeightStructure::live_channels of the layer; the conv runs over those alone.
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
-                    std::span<const uint8_t> dead_heads = {});
+                    std::span<const uint8_t> dead_heads = {},
+                    const std::vector<int32_t>* live_channels = nullptr);
 // One value head's recurrence (qwen35.md §3.3), the reference:
 //   S ← decay·S ; m = Sᵀk ; δ = β (v − m) ; S ← S + k δᵀ ; o = Sᵀq
 // S: [dk][dv] (row i: key index); k, q: [dk]; v, o, m (scratch, left holding δ): [dv].

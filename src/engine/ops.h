@@ -115,7 +115,16 @@ struct CsrInputs {
   std::vector<int32_t> at;   // [n] index into used_cols (grown, never shrunk)
   std::vector<float> value;  // [n] the input there, rounded to the weight's dtype
   int64_t n = 0;
+  // When one token's activations feed several products (a sublayer's projections of its
+  // normed input), scan_nonzero lists once where they are not +-0, and every product of
+  // `scanned` reads the list instead of scanning; the caller resets it to null before the
+  // activations change.
+  const float* scanned = nullptr;
+  std::vector<int32_t> nonzero;  // [n_nonzero] (grown, never shrunk)
+  int64_t n_nonzero = 0;
 };
+// Lists x[0..n)'s entries that are not +-0 into in.nonzero and sets in.scanned = x.
+void scan_nonzero(const float* x, int64_t n, CsrInputs& in);
 // matmul_reference's product from w's nonzeros alone, bit for bit while the activations
 // are finite in w's dtype (f16 tops out at 65504; inf * 0 is NaN): the activations are
 // rounded to w's dtype as there, and each output sums its row's nonzeros in ascending

@@ -78,6 +78,11 @@ int64_t gather_inputs(const CsrWeight& csr, DType t, const float* xt, CsrInputs&
     in.value[n++] = x;
     terms += csr.col_start[u + 1] - csr.col_start[u];
   };
+  if (in.scanned == xt) {  // scan_nonzero listed them: take skips +-0 anyway
+    for (int64_t k = 0; k < in.n_nonzero; ++k) take(in.nonzero[k]);
+    in.n = n;
+    return terms;
+  }
   int64_t c = 0;
   for (; c + 8 <= n_in; c += 8) {
     uint32_t any = 0;
@@ -89,6 +94,26 @@ int64_t gather_inputs(const CsrWeight& csr, DType t, const float* xt, CsrInputs&
   in.n = n;
   return terms;
 }
+
+}  // namespace
+
+void scan_nonzero(const float* x, int64_t n, CsrInputs& in) {
+  if (std::ssize(in.nonzero) < n) in.nonzero.resize(static_cast<size_t>(n));
+  int64_t k = 0, c = 0;
+  for (; c + 8 <= n; c += 8) {
+    uint32_t any = 0;
+    for (int j = 0; j < 8; ++j) any |= std::bit_cast<uint32_t>(x[c + j]) << 1;  // not +-0
+    if (any == 0) continue;
+    for (int j = 0; j < 8; ++j)
+      if (std::bit_cast<uint32_t>(x[c + j]) << 1) in.nonzero[k++] = static_cast<int32_t>(c + j);
+  }
+  for (; c < n; ++c)
+    if (std::bit_cast<uint32_t>(x[c]) << 1) in.nonzero[k++] = static_cast<int32_t>(c);
+  in.n_nonzero = k;
+  in.scanned = x;
+}
+
+namespace {
 
 // One token by column: yt (all +0) gains, column by column in ascending order, each
 // nonzero input's terms.

@@ -20,9 +20,11 @@ bool is_record(Tok t) {
 }  // namespace
 
 int32_t greedy(std::span<const float> logits) {
+  const int32_t n = vocab_size();  // out of line: once, not per id
   int32_t best = 0;
-  for (int32_t id = 1; id < vocab_size(); ++id)
-    if (logits[id] > logits[best]) best = id;
+  float top = logits[0];
+  for (int32_t id = 1; id < n; ++id)
+    if (logits[id] > top) top = logits[id], best = id;
   return best;
 }
 
