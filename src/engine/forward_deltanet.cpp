@@ -27,18 +27,22 @@
 namespace qgpu::engine {
 namespace {
 
-// Pushes u (one token's raw qkv) into the conv window and writes SiLU(conv) to c. In act
-// (HF causal_conv1d_fn: F.conv1d in the weight dtype, then ACT2FN on that tensor).
+// SiLU(conv) of channel ch: its K - 1 window taps and u[ch], in act (HF causal_conv1d_fn:
+// F.conv1d in the weight dtype, then ACT2FN on that tensor).
+inline float conv_channel(const std::vector<float>& w, const float* window, const float* u, int64_t ch,
+                          int64_t C, int64_t K, DType act) {
+  const float* wk = &w[ch * K];
+  float acc = 0;
+  for (int64_t j = 0; j < K - 1; ++j) acc += wk[j] * window[j * C + ch];
+  acc += wk[K - 1] * u[ch];
+  return round_act(act, silu(round_act(act, acc)));
+}
+
+// Pushes u (one token's raw qkv) into the conv window and writes SiLU(conv) to c.
 void conv_step(const Config& cfg, const std::vector<float>& w, std::vector<float>& window,
                const float* u, float* c, DType act) {
   const int64_t C = cfg.conv_dim(), K = cfg.linear_conv_kernel_dim;
-  for (int64_t ch = 0; ch < C; ++ch) {
-    const float* wk = &w[ch * K];
-    float acc = 0;
-    for (int64_t j = 0; j < K - 1; ++j) acc += wk[j] * window[j * C + ch];
-    acc += wk[K - 1] * u[ch];
-    c[ch] = round_act(act, silu(round_act(act, acc)));
-  }
+  for (int64_t ch = 0; ch < C; ++ch) c[ch] = conv_channel(w, window.data(), u, ch, C, K, act);
   // Shift: drop the oldest row, append u.
   if (K > 1) {
     std::memmove(window.data(), window.data() + C, static_cast<size_t>((K - 2) * C) * 4);
@@ -55,11 +59,7 @@ void conv_step_live(const Config& cfg, const std::vector<float>& w, std::vector<
   std::fill_n(c, C, 0.0f);
   float* win = window.data();
   for (const int32_t ch : live) {
-    const float* wk = &w[ch * K];
-    float acc = 0;
-    for (int64_t j = 0; j < K - 1; ++j) acc += wk[j] * win[j * C + ch];
-    acc += wk[K - 1] * u[ch];
-    c[ch] = round_act(act, silu(round_act(act, acc)));
+    c[ch] = conv_channel(w, win, u, ch, C, K, act);
     if (K > 1) {
       for (int64_t j = 0; j + 1 < K - 1; ++j) win[j * C + ch] = win[(j + 1) * C + ch];
       win[(K - 2) * C + ch] = u[ch];
