@@ -325,6 +325,29 @@ TEST(CompileHandPtx, CallUniCallseqIsInlined) {
   EXPECT_NE(std::find(names.begin(), names.end(), "f#2/%r3"), names.end());
 }
 
+// An atomic's d is early-clobber: the model writes the old word into d at the token
+// whose registers still give the lane's address and operand b (docs/design.md §3). The
+// operand and the base die at the atomic, so without the constraint d would take one of
+// their registers.
+TEST(CompileCuda, AtomicDestinationIsApartFromItsSources) {
+  constexpr std::string_view source = R"(extern "C" __global__ void k(int *c, int *out) {
+  int i = threadIdx.x;
+  out[i] = atomicAdd(&c[out[i] & 1], out[i] + 1);
+}
+)";
+  Launched r = run_cuda(source, Launch{.block_x = 4}, {"c=[10,20]", "out=[0,1,2,3]"});
+  EXPECT_EQ(r.mem["c"], (Values{10 + 1 + 3, 20 + 2 + 4}));
+  EXPECT_EQ(r.mem["out"], (Values{10, 20, 11, 22}));
+  int atomics = 0;
+  for (const Instr& in : r.k.program.code)
+    if (op_info(in.op).effect == Effect::kAtomic) {
+      ++atomics;
+      EXPECT_NE(in.d, in.a) << instr_text(in);
+      EXPECT_NE(in.d, in.b) << instr_text(in);
+    }
+  EXPECT_EQ(atomics, 1);
+}
+
 // `ret` in the middle, with the other path's block after it.
 TEST(CompileHandPtx, RetMidFunction) {
   constexpr std::string_view ptx = R"(.version 6.3

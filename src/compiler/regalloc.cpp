@@ -69,6 +69,14 @@ Graph interference(const IrFunction& f, const RegClass& rc, const std::vector<Li
       g.adj[d.index].insert(r);
       g.adj[r].insert(d.index);
     }
+    // An atomic's d is early-clobber: the model writes the old word into d while the
+    // same token still reads the lane's address and operand b, c (docs/design.md §3).
+    if (op_info(in.op).effect == Effect::kAtomic)
+      for (const IrOperand& u : ir_uses(in))
+        if (u.kind == rc.kind && u.index != d.index) {
+          g.adj[d.index].insert(u.index);
+          g.adj[u.index].insert(d.index);
+        }
   }
   return g;
 }
