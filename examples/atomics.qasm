@@ -29,9 +29,10 @@
     atom.add r4, [r2+hist], r3   ; hist[data % 4] += 1
     atom.add r5, [count], r3     ; r5 = this thread's ticket
     atom.max.s r6, [maxv], r1
-    atom.exch r7, [head], %tid.x ; r7 = the thread that arrived before this one
+    mov r10, %tid.x
+    atom.exch r7, [head], r10    ; r7 = the thread that arrived before this one
     st [r0+next], r7
     mov r8, -1
     setp.eq p0, r1, 9
-    @p0 atom.cas r9, [winner], r8, %tid.x
+    @p0 atom.cas r9, [winner], r8, r10
     exit

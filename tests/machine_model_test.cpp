@@ -25,6 +25,25 @@ using test_util::Launched;
 std::vector<Launched> launches() { return test_util::image_launches(); }
 
 
+// generation_gap accepts atomics whose d is apart from their base, b and c (the model
+// reads them at the token that writes d) and names the others.
+TEST(MachineModel, GenerationGapOnAtomics) {
+  auto gap = [](const std::string& body) {
+    Program p = assemble(".kernel k\n.grid 1\n.block 4\n.array x 4 = 1, 2, 3, 4\n    mov r1, 1\n" + body + "    exit\n", "k.qasm");
+    return lift::generation_gap(p.code, p.launch).value_or("");
+  };
+  EXPECT_EQ(gap("    atom.add r2, [x], r1\n"), "");
+  EXPECT_EQ(gap("    atom.add r2, [r1+x], r1\n"), "");
+  EXPECT_NE(gap("    atom.add r1, [x], r1\n").find("block 1: atom.add writes r1, which it also reads"), std::string::npos);
+  EXPECT_NE(gap("    atom.add r1, [r1+x], r2\n").find("writes r1, which it also reads"), std::string::npos);
+  EXPECT_NE(gap("    atom.add r2, [x], %tid.x\n").find("not a register"), std::string::npos);
+  EXPECT_EQ(gap("    atom.min.s r2, [x], r1\n    atom.max.u r3, [x], r2\n    atom.exch r4, [x], r3\n"), "");
+  EXPECT_NE(gap("    atom.max.s r1, [x], r1\n").find("writes r1, which it also reads"), std::string::npos);
+  EXPECT_EQ(gap("    atom.cas r2, [x], r1, r1\n"), "");
+  EXPECT_NE(gap("    atom.cas r2, [x], r1, r2\n").find("writes r2, which it also reads"), std::string::npos);
+  EXPECT_NE(gap("    atom.cas r2, [x], r1, %tid.x\n").find("base or operand b or c that is not a register"), std::string::npos);
+}
+
 TEST(MachineModel, ImageReadOutEqualsTheInterpreterInEveryDtype) {
   std::vector<Launched> ls = launches();
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {

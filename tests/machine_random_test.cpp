@@ -1,7 +1,8 @@
 // Random programs through the compiled machine's state stages, by teacher forcing
 // (host::check_launch): random launch shapes, random ALU ops on random registers and
 // immediates (small and 4-byte values, broadcast and per-lane), predicates, guards,
-// divergent forward branches, stores and barriers. Every token's state must equal the
+// divergent forward branches, stores, barriers and atomics (memory is compared after each
+// update the model writes). Every token's state must equal the
 // interpreter's, and the residual's energy must be machine_hots()'s at every position
 // (DESIGN-NOTES §3: a fixed norm whatever the program).
 #include <fmt/format.h>
@@ -36,7 +37,8 @@ std::string random_program(std::mt19937& rng, int& threads) {
     int kind = pick(3);
     return std::to_string(kind == 0 ? pick(20) - 5 : kind == 1 ? pick(700) - 256 : static_cast<int>(rng()));
   };
-  std::string s = fmt::format(".kernel rnd\n.grid {}\n.block {}\n.array out {}\n", grid, block, threads);
+  std::string s = fmt::format(".kernel rnd\n.grid {}\n.block {}\n.array out {}\n.array acc 4 = 7, -3, 70000, {}\n", grid, block,
+                              threads, static_cast<int32_t>(rng()));
   s += "    mov r0, %ctaid.x\n    mad.lo r0, r0, %ntid.x, %tid.x\n    shl r0, r0, 2\n";
   s += fmt::format("    mov r1, {}\n    mov r2, {}\n    setp.lt.s p0, r1, {}\n", special[pick(6)], imm(), imm());
   int regs = 3;  // r0..r2 written
@@ -45,7 +47,7 @@ std::string random_program(std::mt19937& rng, int& threads) {
   auto src = [&]() { return pick(3) == 0 ? imm() : pick(4) == 0 ? std::string(special[pick(6)]) : reg(); };
   int n = 8 + pick(16), label = 0;
   for (int i = 0; i < n; ++i) {
-    int what = pick(10);
+    int what = pick(11);
     std::string guard = pick(4) == 0 ? (pick(2) ? "@p0 " : "@!p0 ") : "";
     if (what < 5) {
       bool fresh = guard.empty() && regs < 14 && pick(2);
@@ -61,8 +63,14 @@ std::string random_program(std::mt19937& rng, int& threads) {
     } else if (what == 8) {  // a divergent forward branch over one guarded-safe instruction
       s += fmt::format("    @p0 bra skip{}\n    add {}, {}, {}\n  skip{}:\n", label, dst(), reg(), src(), label);
       ++label;
-    } else {
+    } else if (what == 9) {
       s += "    bar\n";
+    } else if (regs >= 4) {  // an atomic on a word a register picks; d apart from the base and b
+      const char* atomics[] = {"add", "exch", "min.s", "min.u", "max.s", "max.u", "cas"};
+      std::string t = dst(), b = reg(), c = reg(), d = dst(), op = atomics[pick(7)];
+      while (d == t || d == b || d == c) d = dst();
+      s += fmt::format("    and {}, {}, 12\n    {}atom.{} {}, [{}+acc], {}{}\n", t, reg(), guard, op, d, t, b,
+                       op == "cas" ? ", " + c : "");
     }
   }
   s += fmt::format("    st [r0+out], {}\n    exit\n", reg());

@@ -36,14 +36,16 @@ struct Case {
 };
 
 // A random program: r0 = 4 tid.x, r1 = a[tid.x], then 12 value ops (every one the ALU has, mul.lo and mad.lo included) over written
-// registers, immediates (small, or any 32-bit word) and specials, then stores of two
-// registers to out[tid.x] and out2[tid.x].
+// registers, immediates (small, or any 32-bit word) and specials, two atomics (any kind;
+// one on a word a register picks), then stores of two registers to out[tid.x] and out2[tid.x].
 Case random_case(int seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const int bx = 1 + pick(8), by = 1 + pick(16 / bx), gx = 1 + pick(4), gy = 1 + pick(3);
   std::string text = fmt::format(".kernel random{}\n.grid {} {}\n.block {} {}\n.array a 8 =", seed, gx, gy, bx, by);
   for (int i = 0; i < 8; ++i) text += fmt::format("{} {}", i ? "," : "", static_cast<int32_t>(rng()));
+  text += "\n.array acc 4 =";
+  for (int i = 0; i < 4; ++i) text += fmt::format("{} {}", i ? "," : "", i == 3 ? static_cast<int32_t>(rng()) : pick(600) - 200);
   text += "\n.array out 8\n.array out2 8\n    mov r0, %tid.x\n    add r0, r0, r0\n    add r0, r0, r0\n    ld r1, [r0+a]\n";
   std::vector<int> written = {1};
   const char* specials[] = {"%tid.x", "%tid.y", "%ntid.x", "%ntid.y", "%nctaid.x", "%laneid", "%warpid", "%ctaslot",
@@ -70,6 +72,19 @@ Case random_case(int seed) {
     else text += fmt::format("    {} r{}, {}, {}\n", binary[pick(16)], d, a, operand());
     written.push_back(d);
   }
+  // Atomics on a word chosen by a register (lanes collide), then on one word; the old
+  // words into r14, r13.
+  const char* atomics[] = {"add", "exch", "min.s", "min.u", "max.s", "max.u", "cas"};
+  auto atomic = [&](const char* d, const char* address) {
+    const std::string op = atomics[pick(7)];
+    text += fmt::format("    atom.{} {}, [{}], {}", op, d, address, reg());
+    text += op == "cas" ? fmt::format(", {}\n", reg()) : "\n";
+  };
+  text += fmt::format("    and r13, {}, 12\n", reg());
+  atomic("r14", "r13+acc");
+  atomic("r13", "acc+12");
+  written.push_back(13);
+  written.push_back(14);
   // Compares, predicate logic and guarded values.
   const char* compares[] = {"eq", "ne", "lt.s", "le.s", "gt.s", "ge.s", "lt.u", "le.u", "gt.u", "ge.u"};
   const char* logic[] = {"and", "or", "xor"};
@@ -88,7 +103,7 @@ Case random_case(int seed) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-  for (const char* name : {"lanes", "loops", "mul", "bits", "grid2d"})
+  for (const char* name : {"lanes", "loops", "mul", "bits", "grid2d", "atomics", "atomic_update"})
     c.push_back({name, assemble(test_util::read_file(fmt::format("{}/examples/{}.qasm", QGPU_SOURCE_DIR, name)), name)});
 #if defined(__SANITIZE_ADDRESS__)
   const int seeds = 1;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs

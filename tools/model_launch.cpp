@@ -43,7 +43,7 @@ void check_on_model(const ModelArgs& r, const Trace& t) {
     fmt::print("{}\n", j.dump());
   } else if (!c.first) {
     fmt::print("check: {} tokens ({} prompt, {} records fed by teacher forcing): the state {} holds equals "
-               "the interpreter's after every token (step, registers, lane status, fetch, operands, lane control, the scheduler's next record, the next record's lane and its operands; memory and ROM after the prompt, the word each st writes)\n",
+               "the interpreter's after every token (step, registers, lane status, fetch, operands, lane control, the scheduler's next record, the next record's lane and its operands; memory and ROM after the prompt, the word each st writes, memory after each atomic update)\n",
                c.tokens, c.prompt_tokens, c.tokens - c.prompt_tokens, what);
     if (c.gap) fmt::print("check: the model's greedy records were not compared: {}\n", *c.gap);
     else fmt::print("check: the model's greedy choice was the interpreter's next record at all {} running tokens\n", c.emitted);

@@ -308,6 +308,24 @@ Found compare_store(const Model& m, const State& s, const MachineState& st, cons
   return differ(lift::kMemoryLayer, field, st.mem[r.y], mem[r.y] ? std::optional<int64_t>(*mem[r.y]) : std::nullopt);
 }
 
+// After a token that completes an atomic's old word: every written word, the update
+// included (the model writes it at this token, stage_atomic.cpp).
+Found compare_atomic(const Model& m, const State& s, const MachineState& st, const Rec& r) {
+  std::vector<std::optional<uint32_t>> mem;
+  try {
+    mem = read_memory(m, s);
+  } catch (const Error& e) {
+    return Divergence{.layer = lift::kMemoryLayer, .field = "memory after an atomic", .want = "valid codes", .got = e.what()};
+  }
+  for (int a = 0; a < kMemWords; ++a) {
+    std::optional<int64_t> want = st.mem_written[a] ? std::optional<int64_t>(st.mem[a]) : std::nullopt;
+    if (Found d = differ(lift::kMemoryLayer, fmt::format("memory word {} (atomic, tag {})", a, r.kind == Tok::kSmall ? r.x : st.window[0].x),
+                         want, mem[a] ? std::optional<int64_t>(*mem[a]) : std::nullopt))
+      return d;
+  }
+  return std::nullopt;
+}
+
 // After the prompt: memory and ROM as the image wrote them.
 Found compare_image(const Model& m, const State& s, const MachineState& st) {
   std::vector<std::optional<uint32_t>> mem;
@@ -381,6 +399,10 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
     if (!d && st.phase == Phase::kRunning) d = compare_multiplier(l, st, operands, mul);
     if (!d && i + 1 == prompt.size()) d = compare_image(m, s, st);
     if (!d && r.kind == Tok::kSt) d = compare_store(m, s, st, r);
+    if (!d && st.phase == Phase::kRunning && (r.kind == Tok::kSmall || r.kind == Tok::kTail)) {
+      const std::optional<Op> op = st.rom[held_step(st).y].op;
+      if (op && op_info(*op).effect == Effect::kAtomic) d = compare_atomic(m, s, st, r);
+    }
     if (i + 1 == prompt.size()) {
       std::vector<Instr> code;
       for (const RomSlot& slot : st.rom)

@@ -49,6 +49,7 @@ int op_set(std::string_view name) {
 
 std::vector<int> op_set_dims(Net& n, std::string_view name) { return op_dims(n, kOpSets[op_set(name)].ops); }
 std::vector<int> op_veto(Net& n, std::string_view name) { return {n.dim("opf", 2 * op_set(name) + 1)}; }
+std::vector<int> op_in(Net& n, std::string_view name) { return {n.dim("opf", 2 * op_set(name))}; }
 
 Mlp::Term value_term(Net& n, const std::string& field, int first, int size) {
   Mlp::Term t;

@@ -186,6 +186,23 @@ void execute_fields(Layout& l) {
   l.add("pka", 2);           // L8 MLP: min / max take 0 a, 1 b
   l.add("sa", 33);           // L6 MLP: the shift amount (32: 32 or more)
   l.add("sbit", 32 * 2);     // L8 MLP: the shifted word's bits: 0 on, 1 off
+  // An atomic's update at the token that consumes lane j's old word (stage_atomic.cpp).
+  l.add("xat", 2);          // L7 MLP: 0 the token consumes an atomic's old word
+  l.add("jb", 128);         // lane j's operand b (the word 0 when xat is 1)
+  l.add("ja", 16 * 3);      // nibbles 0..2 of lane j's base
+  l.add("xs", 8 * 16);      // L8 MLP: old + b per nibble mod 16, and the class
+  l.add("xcl", 8 * 3);
+  l.add("ys", 3 * 16);      // ja + imm per nibble mod 16, and the class
+  l.add("ycl", 3 * 3);
+  l.add("xcar", 7 * 2);     // L9 MLP: carries into nibbles 1..7 of old + b, 1..2 of the address
+  l.add("ycar", 2 * 2);
+  l.add("xw", 17 + 9);      // L10 MLP: the address / 4: / 8 (16 none) | % 8 (8 none)
+  l.add("xc", 8 * 3);       // L8 MLP: old against b per nibble: lt, eq, gt
+  l.add("xcs", 3);          // the top nibble, signed
+  l.add("xcu", 3);          // L9 MLP: old against b, unsigned: lt, eq, gt
+  l.add("xcg", 3);          // signed
+  l.add("xpk", 3);          // L10 MLP: min / max, cas keep 0 old, 1 b, 2 c
+  l.add("jc", 128);         // L4 MLP (nibbles 0..3), L6 MLP (4..7): lane j's operand c (cas)
 }
 
 }  // namespace
@@ -213,14 +230,14 @@ std::vector<int> machine_hots() {
       kMaxCtas,                           // L3: parity
       kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes + 2,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}, cq1 cr1
       kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
-      kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf
+      kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount + 4,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf; jc's low half
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kMulPairs + 8 * 10,          // L6 MLP: plo, phi, pbt
-      0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10),  // L7 MLP: cam, cad, cbm, cbd, chm; L6's cleared
-      0, 8 + 7 - (7 + 7 + 7 + 6 + 4) + 8,  // L8 MLP: em, ed; L7's cleared; mw
-      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1,  // L9 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa
-      0, 6 + 1 + 7 + 2 * kLanes + 8,      // L10 MLP: cmp; uni, car; cu, cs; lg
+      0, 2 * kMulPairs + 8 * 10 + 4,      // L6 MLP: plo, phi, pbt; jc's high half
+      0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10) + 1 + 8 + 3,  // L7 MLP: cam, cad, cbm, cbd, chm; L6's cleared; xat, jb, ja
+      0, 8 + 7 - (7 + 7 + 7 + 6 + 4) + 8 + 8 + 8 + 3 + 3 + 8 + 1,  // L8 MLP: em, ed; L7's cleared; mw; xs, xcl, ys, ycl; xc, xcs
+      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1 + 7 + 2 + 2,  // L9 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa; xcar, ycar; xcu, xcg
+      0, 6 + 1 + 7 + 2 * kLanes + 8 + 2 + 1,  // L10 MLP: cmp; uni, car; cu, cs; lg; xw, xpk
       0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L11 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
       8, 8 + 1 + 1,                       // L12: mr; MLP: res, fits, ef
   };
@@ -231,15 +248,15 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 7168;
+  c.hidden_size = 7808;
   c.num_hidden_layers = 13;
   c.layer_types = std::vector<std::string>(13, "linear_attention");
   c.layer_types[5] = "full_attention";
-  // The MLP units the construction uses today (two per rule or step; the widest: L5's
-  // operand select, 5,810; L3's liveness, next lane and the first half of %ctaid's
-  // division, 5,656), rounded up to 64; at most Qwen3.5-2B's 6144, which a merge pads to
-  // with zero units.
-  c.intermediate_size = 5824;
+  // The MLP units the construction uses today (two per rule or step; the widest: L4's
+  // scheduler, %ctaid's division and half of cas's operand c, 6,056; L10's scheduler
+  // compares, carries, logic words, the atomic's new word and address, 5,958), rounded up
+  // to 64; at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
+  c.intermediate_size = 6080;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -273,6 +290,7 @@ Builder build_machine() {
   build_alu(n);
   build_predicates(n);
   build_select(n);
+  build_atomics(n);
   build_emit(n);
   return b;
 }

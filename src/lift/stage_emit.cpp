@@ -32,20 +32,25 @@ constexpr float kFitsLogit = 32.0f;    // more than a value token's field matche
 
 int nib(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 
+// The ops that read memory at lane nl's address: ld, and the atomics (the old word; the
+// update is written at the token that consumes it, stage_atomic.cpp).
+constexpr std::initializer_list<Op> kLoadOps = {Op::kLd,       Op::kAtomAdd,  Op::kAtomMinS, Op::kAtomMinU,
+                                                Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas};
+
 // L12: lane nl's load address is the sum; its word is slot sum / 4 (valid programs load
 // aligned, written words: the interpreter traps otherwise). Other tokens read the null
 // slot (the word 0).
 void build_load(Net& n) {
   Head m(n, kMemoryLayer, kMemoryHead);
-  const int ld = n.dim("f_op", static_cast<int>(Op::kLd) + 1);
+  const std::vector<int> loads = op_dims(n, kLoadOps);
   for (int a = 0; a < kMemWords; ++a) {
     const uint32_t byte = 4u * static_cast<uint32_t>(a);
-    m.query(a, ld);
+    for (int d : loads) m.query(a, d);
     for (int l = 0; l < kLanes; ++l) m.query(a, n.dim("nl", l));
     for (int g = 0; g < 8; ++g) m.query(a, n.dim("sum", 16 * g + nib(byte, g)));
     m.query_bias(a, -(10.0f - 0.5f));
   }
-  for (int d : op_dims(n, {Op::kLd}, true)) m.query(kNullSlot, d);
+  for (int d : op_dims(n, kLoadOps, true)) m.query(kNullSlot, d);
   m.query(kNullSlot, n.dim("nl", kLanes));
   m.query_bias(kNullSlot, -0.5f);
   for (int j = 0; j < 128; ++j) m.read(j, n.dim("mr", j), 8);
@@ -107,7 +112,8 @@ void shift_results(Net& n, Mlp& m, const Lit& shifts) {
 // The ops whose result the ALU has (generation_gap's list).
 constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, Op::kLd, Op::kSelp, Op::kMinS, Op::kMinU,
                              Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS,
-                             Op::kMulLo, Op::kMadLo, Op::kPopc, Op::kClz, Op::kBrev};
+                             Op::kMulLo, Op::kMadLo, Op::kPopc, Op::kClz, Op::kBrev, Op::kAtomAdd, Op::kAtomMinS,
+                             Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas};
 
 void results(Net& n, Mlp& m) {
   auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
@@ -115,7 +121,7 @@ void results(Net& n, Mlp& m) {
   result_rules(n, m, {ops({Op::kAdd, Op::kSub, Op::kNeg, Op::kMulLo, Op::kMadLo})}, "sum");
   result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7 + 8, 8)}, "sum");  // a < 0: ~a + 1
   result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7, 8)}, "oa");
-  result_rules(n, m, {ops({Op::kLd})}, "mr");
+  result_rules(n, m, {Lit(op_dims(n, kLoadOps))}, "mr");
   result_rules(n, m, {ops({Op::kSelp}), {n.dim("oc", 1)}}, "oa");  // c is the word 0 or 1
   Lit not_one = n.dims("oc", 2, 14);
   not_one.push_back(n.dim("oc", 0));
@@ -263,10 +269,24 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     const Effect e = op_info(in.op).effect;
     const bool built = e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
                        e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
+    const bool atomic = e == Effect::kAtomic;
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
-                         "or, xor, not, shl, shr, popc, clz, brev, selp, ld, st, setp and the predicate ops, bra, bar and exit so far)", b,
-                         op_info(in.op).mnemonic);
+                         "or, xor, not, shl, shr, popc, clz, brev, selp, ld, st, the atomics, setp and the predicate ops, bra, "
+                         "bar and exit so far)", b, op_info(in.op).mnemonic);
+    // The update reads lane j's base and b from the registers at the token that writes
+    // d = old (stage_atomic.cpp): the compiler makes d early-clobber; hand-written code
+    // must too.
+    if (atomic) {
+      const bool reg_a = in.a.kind == OperandKind::kReg || in.a.kind == OperandKind::kNone;
+      const bool cas = in.op == Op::kAtomCas;
+      if (!reg_a || in.b.kind != OperandKind::kReg || (cas && in.c.kind != OperandKind::kReg))
+        return fmt::format("block {}: {} with a base or operand b{} that is not a register (the model's atomics read "
+                           "them from the registers)", b, op_info(in.op).mnemonic, cas ? " or c" : "");
+      if (in.d == in.a || in.d == in.b || (cas && in.d == in.c))
+        return fmt::format("block {}: {} writes r{}, which it also reads (the model's atomics need d apart from "
+                           "the base, b and c)", b, op_info(in.op).mnemonic, in.d.index);
+    }
     for (Operand o : {in.a, in.b, in.c})
       if (o.kind == OperandKind::kSpecial &&
           (o.index == static_cast<int>(Special::kCtaidX) || o.index == static_cast<int>(Special::kCtaidY)) &&

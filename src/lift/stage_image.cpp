@@ -149,6 +149,12 @@ void build_memory(Net& n) {
     m.key(i, n.dim("sthi", i / 8), 3.0f);
     m.key(i, n.dim("stlo", i % 8), 3.0f);
     m.key(i, n.fam(Tok::kSt), -3.0f);
+    // An atomic's update (stage_atomic.cpp): word xw, 3 per matching part less 3; xw's
+    // none (hi 16) makes up the 3 at every other token.
+    m.key(i, n.dim("xw", i / 8), 3.0f);
+    m.key(i, n.dim("xw", 17 + i % 8), 3.0f);
+    m.key(i, n.dim("xw", 16), 3.0f);
+    m.key_bias(i, -3.0f);
   }
   for (int j = 0; j < 128; ++j) m.value(j, n.dim("mw", j));
 }

@@ -290,9 +290,15 @@ void memory_word_rules(Net& n, Mlp& m) {
   std::vector<int> zero;
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("mw", 16 * g));
   m.rule({{n.fam(Tok::kPred)}}, zero);
+  // An atomic's update (stage_atomic.cpp): atom.exch's is b; atom.add's, min / max's and
+  // cas's the word 0 here, which L10 (old + b) and L11 (old, b or c) move to the new word.
+  const Lit xat = {n.dim("xat", 0)};
+  m.rule({xat, op_in(n, "atom.add")}, zero);
+  m.rule({xat, op_in(n, "atom.cmp")}, zero);
   const Lit st = {n.fam(Tok::kSt)}, reg = n.dims("f_b", 0, kSpecialCode), imm = {n.dim("f_b", kImmCode)};
   for (int j = 0; j < 128; ++j) {
-    m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("wb_word", j)}}, {n.dim("mw", j)});
+    m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("xat", 1)}, {n.dim("wb_word", j)}}, {n.dim("mw", j)});
+    m.rule({xat, op_in(n, "atom.exch"), {n.dim("jb", j)}}, {n.dim("mw", j)});
     m.rule({st, imm, {n.dim("f_imm", j)}}, {n.dim("mw", j)});
     for (int l = 0; l < kLanes; ++l)
       m.rule({st, reg, {n.dim("stl", l)}, {n.dim("rb" + std::to_string(l), j)}}, {n.dim("mw", j)});

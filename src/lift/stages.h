@@ -27,10 +27,15 @@ inline constexpr struct OpSet {
     {"abits", {Op::kShl, Op::kShrU, Op::kShrS, Op::kPopc, Op::kClz}},  // ops that take a's bits into lbit as they are
     {"shl", {Op::kShl}}, {"shr.u", {Op::kShrU}}, {"shr.s", {Op::kShrS}},
     {"logic", {Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kBrev}},  // lg is lbit's word
-    {"popc", {Op::kPopc}}, {"clz", {Op::kClz}}, {"brev", {Op::kBrev}}};
+    {"popc", {Op::kPopc}}, {"clz", {Op::kClz}}, {"brev", {Op::kBrev}},
+    {"atom.add", {Op::kAtomAdd}}, {"atom.exch", {Op::kAtomExch}},
+    {"atom.mm", {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU}},  // the update is old or b by a compare
+    {"atom.cmp", {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomCas}}};  // old against b
 inline constexpr int kOpSetCount = sizeof(kOpSets) / sizeof(kOpSets[0]);
 // A step's veto "unless the op is in set `name`": its flag's "not" rail.
 std::vector<int> op_veto(Net& n, std::string_view name);
+// A rule's literal "the op is in set `name`": its flag's "in" rail.
+std::vector<int> op_in(Net& n, std::string_view name);
 // The set's op dims (op_dims of its ops).
 std::vector<int> op_set_dims(Net& n, std::string_view name);
 void build_op_flags(Net& n);
@@ -89,6 +94,11 @@ void build_predicates(Net& n);
 
 // stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L9-L11.
 void build_select(Net& n);
+
+// stage_atomic.cpp: an atomic's update at the token that consumes a lane's old word:
+// lane j's b and base (jb, ja, xat: L7), the update's and the address's adders (L8-L10),
+// the new word into mw and the word index xw for the memory key (L10).
+void build_atomics(Net& n);
 
 // stage_emit.cpp: the load read (L12 memory head), the result, whether it fits one token
 // and the record family (L12 MLP), the LM head.
