@@ -122,7 +122,7 @@ TEST(CorpusModel, FirstCasesBf16) {
   corpus_on_model(generatable(true, gaps, true), DType::bf16);
 }
 #else
-TEST(CorpusModel, EveryCaseOfEveryGeneratableKernelBf16AndF32) {
+TEST(CorpusModel, EveryCaseInBf16FirstCasesInF32) {
   int gaps = 0;
   const std::vector<Case> cases = generatable(false, gaps, false);
   std::set<std::string> kernels;
@@ -131,7 +131,12 @@ TEST(CorpusModel, EveryCaseOfEveryGeneratableKernelBf16AndF32) {
             << " that need ops it does not have yet\n";
   EXPECT_GE(static_cast<int>(kernels.size()), kMinKernels);
   corpus_on_model(cases, DType::bf16);
-  corpus_on_model(cases, DType::f32);
+  // f32 on each kernel's first case: the same blocks and record families, half the CI time
+  // (the whole corpus in both dtypes took 29 minutes of CI's 90 with 92 kernels).
+  std::vector<Case> first;
+  for (const Case& c : cases)
+    if (first.empty() || first.back().kernel != c.kernel) first.push_back(c);
+  corpus_on_model(first, DType::f32);
 }
 #endif
 
