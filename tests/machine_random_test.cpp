@@ -65,7 +65,7 @@ std::string random_program(std::mt19937& rng, int& threads) {
       ++label;
     } else if (what == 9) {
       s += "    bar\n";
-    } else if (regs >= 4) {  // an atomic on a word a register picks; d apart from the base and b
+    } else if (regs >= 5) {  // an atomic on a word a register picks; d apart from the base, b and c (r1..r4 leave one)
       const char* atomics[] = {"add", "exch", "min.s", "min.u", "max.s", "max.u", "cas"};
       std::string t = dst(), b = reg(), c = reg(), d = dst(), op = atomics[pick(7)];
       while (d == t || d == b || d == c) d = dst();
