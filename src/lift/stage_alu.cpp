@@ -158,27 +158,9 @@ void adder_first_half(Net& n, Mlp& m) {
   m.rule({rest}, zero);
 }
 
-// L10: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes): the nearest nibble below g that
-// does not propagate decides; all propagating gives no carry (the carry in of sub is in
-// nibble 0's sum).
-void carry_rules(Net& n, Mlp& m) {
-  for (int g = 1; g < 8; ++g) {
-    const int no = n.dim("car", 2 * (g - 1)), yes = n.dim("car", 2 * (g - 1) + 1);
-    for (int i = g - 1; i >= -1; --i) {
-      std::vector<Lit> lits;
-      for (int k = i + 1; k < g; ++k) lits.push_back({acl(n, k, kPropagate)});
-      if (i < 0) {
-        m.rule(lits, {no});
-        continue;
-      }
-      std::vector<Lit> gen = lits, kill = lits;
-      gen.push_back({acl(n, i, kGenerate)});
-      kill.push_back({acl(n, i, kKill)});
-      m.rule(gen, {yes});
-      m.rule(kill, {no});
-    }
-  }
-}
+// L10: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes) from acl (the carry in of sub is
+// in nibble 0's sum).
+void carry_rules(Net& n, Mlp& m) { carries(n, m, "acl", "car", 8); }
 
 // L11: sum nibble g = as_g + carry mod 16.
 void adder_second_half(Net& n, Mlp& m) {
@@ -223,6 +205,28 @@ void tag_rules(Net& n, Mlp& m) {
 }
 
 }  // namespace
+
+// Carries into nibbles 1..nibbles-1 (0 no, 1 yes at 2 (g - 1)): the nearest nibble below
+// that does not propagate decides.
+void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles) {
+  auto c = [&](int g, int k) { return n.dim(cls, 3 * g + k); };
+  for (int g = 1; g < nibbles; ++g) {
+    const int no = n.dim(car, 2 * (g - 1)), yes = n.dim(car, 2 * (g - 1) + 1);
+    for (int i = g - 1; i >= -1; --i) {
+      std::vector<Lit> lits;
+      for (int k = i + 1; k < g; ++k) lits.push_back({c(k, kPropagate)});
+      if (i < 0) {
+        m.rule(lits, {no});
+        continue;
+      }
+      std::vector<Lit> gen = lits, kill = lits;
+      gen.push_back({c(i, kGenerate)});
+      kill.push_back({c(i, kKill)});
+      m.rule(gen, {yes});
+      m.rule(kill, {no});
+    }
+  }
+}
 
 void build_alu(Net& n) {
   Mlp first(n, kAluLayer);

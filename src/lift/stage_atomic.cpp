@@ -94,28 +94,6 @@ void digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const
   }
 }
 
-// Carries into nibbles 1..nibbles-1 (0 no, 1 yes at 2 (g - 1)): the nearest nibble below
-// that does not propagate decides.
-void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles) {
-  auto c = [&](int g, int k) { return n.dim(cls, 3 * g + k); };
-  for (int g = 1; g < nibbles; ++g) {
-    const int no = n.dim(car, 2 * (g - 1)), yes = n.dim(car, 2 * (g - 1) + 1);
-    for (int i = g - 1; i >= -1; --i) {
-      std::vector<Lit> lits;
-      for (int k = i + 1; k < g; ++k) lits.push_back({c(k, kPropagate)});
-      if (i < 0) {
-        m.rule(lits, {no});
-        continue;
-      }
-      std::vector<Lit> gen = lits, kill = lits;
-      gen.push_back({c(i, kGenerate)});
-      kill.push_back({c(i, kKill)});
-      m.rule(gen, {yes});
-      m.rule(kill, {no});
-    }
-  }
-}
-
 // L10: mw from the word 0 (L8) to xs + xcar, nibble by nibble, at an atom.add's x.
 void update_word(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.add")[0]};

@@ -89,6 +89,12 @@ void build_multiplier(Net& n);
 // the value record's tag (etag), L9-L11 MLPs.
 void build_alu(Net& n);
 
+// Carry lookahead over a class field (per nibble kill, propagate, generate at 3 g + 0..2):
+// the carry into nibble g = 1..nibbles-1 at 2 (g - 1) of `car` (0 no, 1 yes), decided by
+// the nearest nibble below that does not propagate: the adder's car (L10), the atomic's
+// xcar and ycar (L9).
+void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles);
+
 // stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L9-L11.
 void build_predicates(Net& n);
 
