@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "gpu/alu.h"
 #include "gpu/interp.h"
 
 namespace qgpu {
@@ -346,6 +347,76 @@ TEST(CompileCuda, AtomicDestinationIsApartFromItsSources) {
       EXPECT_NE(in.d, in.b) << instr_text(in);
     }
   EXPECT_EQ(atomics, 1);
+}
+
+// mul.hi and division are compiled into sequences of other ops (the model has neither:
+// compiler/lower_expand.h). Each of the six, on every pair of 16 edge values (zero, +-1,
+// the 16-bit seams, INT_MIN, INT_MAX, 0xffffffff, divisors over 2^31, and mixed), equals
+// the machine's own op (gpu/alu.h), which the interpreter's op tests pin down.
+constexpr std::string_view kOneOp = R"(.version 6.3
+.target sm_75
+.address_size 64
+
+.visible .entry one(.param .u64 p0, .param .u64 p1, .param .u64 p2)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+
+    ld.param.u64 %rd1, [p0];
+    cvta.to.global.u64 %rd2, %rd1;
+    ld.param.u64 %rd3, [p1];
+    cvta.to.global.u64 %rd4, %rd3;
+    ld.param.u64 %rd5, [p2];
+    cvta.to.global.u64 %rd6, %rd5;
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.s32 %r4, %r1, %r2, %r3;
+    mul.wide.u32 %rd7, %r4, 4;
+    add.s64 %rd8, %rd2, %rd7;
+    ld.global.u32 %r5, [%rd8];
+    add.s64 %rd9, %rd4, %rd7;
+    ld.global.u32 %r6, [%rd9];
+    OP %r7, %r5, %r6;
+    add.s64 %rd10, %rd6, %rd7;
+    st.global.u32 [%rd10], %r7;
+    ret;
+}
+)";
+
+TEST(CompileHandPtx, MulHiAndDivisionEqualTheMachineOpsOnEdgeValues) {
+  const std::vector<uint32_t> edge = {0,          1,          0xffffffff, 2,          7,          0xfffffff9,
+                                      0xffff,     0x10000,    0x7fffffff, 0x80000000, 0x80000001, 0xffff0000,
+                                      123456789u, 0xc521974f, 0xfffffffe, 0x9e3779b9};
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  for (uint32_t a : edge)
+    for (uint32_t b : edge) pairs.push_back({a, b});
+  const std::pair<const char*, Op> ops[] = {{"div.s32", Op::kDivS},    {"div.u32", Op::kDivU},
+                                            {"rem.s32", Op::kRemS},    {"rem.u32", Op::kRemU},
+                                            {"mul.hi.s32", Op::kMulHiS}, {"mul.hi.u32", Op::kMulHiU}};
+  constexpr size_t kPerLaunch = 40;  // 3 arrays of 40 words of the 126
+  for (auto [mnemonic, op] : ops) {
+    std::string ptx(kOneOp);
+    ptx.replace(ptx.find("OP"), 2, mnemonic);
+    for (size_t at = 0; at < pairs.size(); at += kPerLaunch) {
+      const size_t n = std::min(kPerLaunch, pairs.size() - at);
+      std::string a = "a=[", b = "b=[", out = "out=[";
+      for (size_t i = 0; i < n; ++i) {
+        a += fmt::format("{}{}", i ? "," : "", static_cast<int32_t>(pairs[at + i].first));
+        b += fmt::format("{}{}", i ? "," : "", static_cast<int32_t>(pairs[at + i].second));
+        out += i ? ",0" : "0";
+      }
+      Launched r = run_ptx(ptx, "extern \"C\" __global__ void one(const int *a, const int *b, int *out);",
+                           Launch{.grid_x = static_cast<int>(n / 4)}, {a + "]", b + "]", out + "]"});
+      for (const Instr& in : r.k.program.code) {
+        ASSERT_NE(in.op, op) << "not expanded: " << instr_text(in);
+      }
+      for (size_t i = 0; i < n; ++i)
+        EXPECT_EQ(static_cast<uint32_t>(r.mem["out"][i]), alu(op, pairs[at + i].first, pairs[at + i].second, 0))
+            << mnemonic << " " << static_cast<int32_t>(pairs[at + i].first) << ", "
+            << static_cast<int32_t>(pairs[at + i].second);
+    }
+  }
 }
 
 // `ret` in the middle, with the other path's block after it.

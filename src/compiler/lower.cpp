@@ -342,7 +342,7 @@ class Lowerer {
     if (!d || !a || !b) return;
     emit(in, {.op = Op::kMulLo, .d = *d, .a = *a, .b = *b});
     IrOperand h = ir_vreg(temp());
-    emit_helper(in, {.op = last_part(in) == "s32" ? Op::kMulHiS : Op::kMulHiU, .d = h, .a = *a, .b = *b});
+    for (const IrInstr& x : expand_mul_hi(h, *a, *b, last_part(in) == "s32", fresh_)) emit_helper(in, x);
     high_[d->index] = h;
   }
 
@@ -547,6 +547,12 @@ class Lowerer {
       if (!o) return true;
       *slots[i] = *o;
     }
+    if (*op == Op::kMulHiS || *op == Op::kMulHiU)  // the model has no mul.hi: four 16-bit products
+      return emit_sequence(in, expand_mul_hi(out.d, out.a, out.b, *op == Op::kMulHiS, fresh_)), true;
+    if (*op == Op::kDivS || *op == Op::kDivU || *op == Op::kRemS || *op == Op::kRemU)  // nor division: a loop
+      return emit_sequence(in, expand_divide(out.d, out.a, out.b, *op, static_cast<int>(f_.code.size()), fresh_,
+                                             fresh_pred_)),
+             true;
     emit(in, out);
     return true;
   }
@@ -584,6 +590,10 @@ class Lowerer {
   std::map<std::string, int> vregs_, preds_, labels_;
   std::vector<Fixup> fixups_;
   FreshReg fresh_ = [this] { return ir_vreg(temp()); };
+  FreshReg fresh_pred_ = [this] {
+    f_.pred_names.push_back(fmt::format("%ptmp{}", f_.n_preds));
+    return ir_pred(f_.n_preds++);
+  };
   std::map<int, IrOperand> high_;                           // 64-bit vreg -> its high half
   std::vector<std::pair<int, PtxInstr>> single_def_checks_;
   std::vector<std::string> errors_;

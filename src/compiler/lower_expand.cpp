@@ -58,4 +58,123 @@ std::vector<IrInstr> expand_shr64(IrOperand d, IrOperand lo, IrOperand hi, int64
   };
 }
 
+// Hacker's Delight 8-2 (mulhu, mulhs), 16-bit halves a = a1:a0, b = b1:b0:
+//   t = a1 b0 + (a0 b0 >> 16); w = a0 b1 + (t & 0xffff); hi = a1 b1 + (t >> 16) + (w >> 16).
+// Each product is at most (2^16 - 1)^2 = 2^32 - 2^17 + 1 and each added term under 2^16,
+// so no step wraps. Immediate halves are folded by optimise().
+std::vector<IrInstr> expand_mul_hi(IrOperand d, IrOperand a, IrOperand b, bool sign, const FreshReg& fresh) {
+  IrOperand a0 = fresh(), a1 = fresh(), b0 = fresh(), b1 = fresh(), p = fresh(), p16 = fresh();
+  IrOperand t = fresh(), t0 = fresh(), w = fresh(), w16 = fresh(), t16 = fresh(), h = fresh();
+  std::vector<IrInstr> out = {
+      {.op = Op::kAnd, .d = a0, .a = a, .b = ir_imm(0xffff)},
+      {.op = Op::kAnd, .d = b0, .a = b, .b = ir_imm(0xffff)},
+      {.op = Op::kMulLo, .d = p, .a = a0, .b = b0},
+      {.op = Op::kShrU, .d = p16, .a = p, .b = ir_imm(16)},
+      {.op = Op::kShrU, .d = a1, .a = a, .b = ir_imm(16)},
+      {.op = Op::kMadLo, .d = t, .a = a1, .b = b0, .c = p16},
+      {.op = Op::kShrU, .d = b1, .a = b, .b = ir_imm(16)},
+      {.op = Op::kAnd, .d = t0, .a = t, .b = ir_imm(0xffff)},
+      {.op = Op::kMadLo, .d = w, .a = a0, .b = b1, .c = t0},
+      {.op = Op::kShrU, .d = w16, .a = w, .b = ir_imm(16)},
+      {.op = Op::kShrU, .d = t16, .a = t, .b = ir_imm(16)},
+      {.op = Op::kMadLo, .d = h, .a = a1, .b = b1, .c = t16},
+      {.op = Op::kAdd, .d = sign ? fresh() : d, .a = h, .b = w16},
+  };
+  if (!sign) return out;
+  // mulhs = mulhu - (a < 0 ? b : 0) - (b < 0 ? a : 0): (a >> 31) is all ones when a < 0.
+  IrOperand hu = out.back().d, sa = fresh(), ma = fresh(), h1 = fresh(), sb = fresh(), mb = fresh();
+  out.insert(out.end(), {
+      {.op = Op::kShrS, .d = sa, .a = a, .b = ir_imm(31)},
+      {.op = Op::kAnd, .d = ma, .a = sa, .b = b},
+      {.op = Op::kSub, .d = h1, .a = hu, .b = ma},
+      {.op = Op::kShrS, .d = sb, .a = b, .b = ir_imm(31)},
+      {.op = Op::kAnd, .d = mb, .a = sb, .b = a},
+      {.op = Op::kSub, .d = d, .a = h1, .b = mb},
+  });
+  return out;
+}
+
+// Restoring division of n = |a| by z = |b|, one dividend bit per round from the top one
+// down: x = 2x + bit; if x >= z then x -= z and the quotient bit is 1. 2x + 1 never wraps:
+// before the round for bit j, x = (n >> (j + 1)) mod z < 2^(31 - j). The subtraction is
+// min.u(x, x - z): x - z wraps above x when x < z (and is x when z = 0), so a remainder
+// needs no predicate. Rounds go in pairs from an odd top index (a leading 0 bit more:
+// x stays 0), so the loop's count, compare and branch are paid once per two bits, and
+// one shift serves both. Signed results take their signs after: the quotient's from
+// a ^ b, the remainder's from a; abs(INT_MIN) is 2^31 unsigned, so INT_MIN / -1 = INT_MIN
+// and INT_MIN % -1 = 0. With z = 0 every round subtracts 0: x ends as n (a % 0 = a) and
+// the quotient is forced to all ones (signed: -1, or 1 when a < 0).
+std::vector<IrInstr> expand_divide(IrOperand d, IrOperand a, IrOperand b, Op op, int at, const FreshReg& fresh,
+                                   const FreshReg& pred) {
+  const bool sign = op == Op::kDivS || op == Op::kRemS, quotient = op == Op::kDivS || op == Op::kDivU;
+  std::vector<IrInstr> out;
+  IrOperand n = a, z = b;
+  if (sign) {
+    n = fresh(), z = fresh();
+    out.push_back({.op = Op::kAbs, .d = n, .a = a});
+    out.push_back({.op = Op::kAbs, .d = z, .a = b});
+  }
+  IrOperand j = fresh(), j1 = fresh(), x = fresh(), q = fresh(), u = fresh(), hi = fresh(), bit = fresh(),
+            t = fresh(), s = fresh(), p = pred(), more = pred();
+  out.insert(out.end(), {
+      {.op = Op::kClz, .d = j, .a = n},
+      {.op = Op::kSub, .d = j, .a = ir_imm(31), .b = j},  // the top bit; -1 when n = 0
+      {.op = Op::kOr, .d = j, .a = j, .b = ir_imm(1)},    // odd: rounds in pairs
+      {.op = Op::kMov, .d = x, .a = ir_imm(0)},
+  });
+  if (quotient) out.push_back({.op = Op::kMov, .d = q, .a = ir_imm(0)});
+  out.push_back({.op = Op::kSetpLtS, .d = p, .a = j, .b = ir_imm(0)});
+  const size_t skip = out.size();
+  out.push_back({.op = Op::kBra, .guard = p.index});
+  const int top = at + static_cast<int>(out.size());
+  auto round = [&](IrOperand digit) {
+    out.push_back({.op = Op::kMadLo, .d = x, .a = x, .b = ir_imm(2), .c = digit});
+    if (quotient) out.push_back({.op = Op::kSetpGeU, .d = p, .a = x, .b = z});
+    out.push_back({.op = Op::kSub, .d = t, .a = x, .b = z});
+    out.push_back({.op = Op::kMinU, .d = x, .a = x, .b = t});
+    if (!quotient) return;
+    out.push_back({.op = Op::kSelp, .d = s, .a = ir_imm(1), .b = ir_imm(0), .c = p});
+    out.push_back({.op = Op::kMadLo, .d = q, .a = q, .b = ir_imm(2), .c = s});
+  };
+  out.insert(out.end(), {
+      {.op = Op::kSub, .d = j1, .a = j, .b = ir_imm(1)},
+      {.op = Op::kShrU, .d = u, .a = n, .b = j1},  // bits j and j - 1 at the bottom
+      {.op = Op::kShrU, .d = hi, .a = u, .b = ir_imm(1)},
+      {.op = Op::kAnd, .d = hi, .a = hi, .b = ir_imm(1)},
+  });
+  round(hi);
+  out.push_back({.op = Op::kAnd, .d = bit, .a = u, .b = ir_imm(1)});
+  round(bit);
+  out.insert(out.end(), {
+      {.op = Op::kSub, .d = j, .a = j, .b = ir_imm(2)},
+      {.op = Op::kSetpGeS, .d = more, .a = j, .b = ir_imm(0)},
+      {.op = Op::kBra, .guard = more.index, .target = top},
+  });
+  out[skip].target = at + static_cast<int>(out.size());
+  if (!quotient) {
+    if (!sign) return out.push_back({.op = Op::kMov, .d = d, .a = x}), out;
+    IrOperand neg = fresh();
+    out.insert(out.end(), {
+        {.op = Op::kSetpLtS, .d = p, .a = a, .b = ir_imm(0)},
+        {.op = Op::kNeg, .d = neg, .a = x},
+        {.op = Op::kSelp, .d = d, .a = neg, .b = x, .c = p},
+    });
+    return out;
+  }
+  IrOperand qq = sign ? fresh() : d;
+  out.insert(out.end(), {
+      {.op = Op::kSetpEq, .d = p, .a = z, .b = ir_imm(0)},
+      {.op = Op::kSelp, .d = qq, .a = ir_imm(-1), .b = q, .c = p},
+  });
+  if (!sign) return out;
+  IrOperand sg = fresh(), neg = fresh();
+  out.insert(out.end(), {
+      {.op = Op::kXor, .d = sg, .a = a, .b = b},
+      {.op = Op::kSetpLtS, .d = p, .a = sg, .b = ir_imm(0)},
+      {.op = Op::kNeg, .d = neg, .a = qq},
+      {.op = Op::kSelp, .d = d, .a = neg, .b = qq, .c = p},
+  });
+  return out;
+}
+
 }  // namespace qgpu

@@ -1,6 +1,7 @@
 // Sequences of machine ops for PTX instructions the machine has no single op for: funnel
 // shifts (rotates), bit-field extracts, byte permutes and 64-bit right shifts of values
-// whose high half is known. Each returns the instructions in order; helpers write fresh
+// whose high half is known, and the high word of a product and division (the machine has
+// mul.hi, div and rem, the compiled model does not: docs/design.md, "the rest of the ALU"). Each returns the instructions in order; helpers write fresh
 // registers, and only the last instruction writes d (the caller guards only that one).
 #pragma once
 
@@ -25,5 +26,17 @@ std::vector<IrInstr> expand_prmt(IrOperand d, IrOperand a, IrOperand b, int64_t 
 // The low half of (hi:lo) >> k for 0 <= k <= 63, arithmetic when sign.
 std::vector<IrInstr> expand_shr64(IrOperand d, IrOperand lo, IrOperand hi, int64_t k, bool sign,
                                   const FreshReg& fresh);
+
+// mul.hi.{u32,s32} d, a, b: the high 32 bits of the 64-bit product, from four 16 x 16-bit
+// products (mul.lo and mad.lo, none of which overflows 32 bits); signed subtracts
+// (a < 0 ? b : 0) + (b < 0 ? a : 0) from the unsigned high word.
+std::vector<IrInstr> expand_mul_hi(IrOperand d, IrOperand a, IrOperand b, bool sign, const FreshReg& fresh);
+
+// {div,rem}.{u32,s32} d, a, b with the machine's results (b = 0 included: docs/isa.md),
+// as a shift-subtract loop over the significant bits of |a| only (31 - clz: a small
+// dividend takes a few rounds). The loop's two branches go to absolute instruction
+// indices: the sequence must be placed at index `at`. pred: a fresh predicate register.
+std::vector<IrInstr> expand_divide(IrOperand d, IrOperand a, IrOperand b, Op op, int at, const FreshReg& fresh,
+                                   const FreshReg& pred);
 
 }  // namespace qgpu
