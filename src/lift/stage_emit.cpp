@@ -273,7 +273,8 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
                          "or, xor, not, shl, shr, popc, clz, brev, selp, ld, st, the atomics, setp and the predicate ops, bra, "
-                         "bar and exit so far)", b, op_info(in.op).mnemonic);
+                         "bar and exit; `qgpu run` compiles mul.hi, div and rem into those, hand-written code must "
+                         "too)", b, op_info(in.op).mnemonic);
     // The update reads lane j's base and b from the registers at the token that writes
     // d = old (stage_atomic.cpp): the compiler makes d early-clobber; hand-written code
     // must too.
