@@ -19,6 +19,7 @@ struct Case {
   int64_t out, in, T;
   double density;  // of the rows that are neither all zero nor dense
   double zero_inputs = 0;  // the share of inputs that are +0 or -0 (token 0 and 3: none)
+  double runs = 0;         // the share of columns that also get a run of consecutive rows
 };
 
 // Random weights of c's density, with row 0 all zero and row 1 (when there is one) dense;
@@ -32,6 +33,14 @@ std::vector<float> sparse_weights(const Case& c, std::mt19937& rng) {
     for (int64_t i = 0; i < c.in; ++i)
       if (o == 1 || u(rng) < c.density) w[o * c.in + i] = d(rng);
       else if (u(rng) < 0.1) w[o * c.in + i] = -0.0f;
+  }
+  // Runs down a column (the column order adds them 4 rows at a time), of any length from
+  // 1 to 3 kCsrRun, some with -0 inside.
+  std::uniform_int_distribution<int64_t> len(1, 3 * kCsrRun), at(1, std::max<int64_t>(1, c.out - 1));
+  for (int64_t i = 0; i < c.in && c.out > 1; ++i) {
+    if (u(rng) >= c.runs) continue;
+    const int64_t first = at(rng), n = len(rng);
+    for (int64_t o = first; o < std::min(c.out, first + n); ++o) w[o * c.in + i] = u(rng) < 0.05 ? -0.0f : d(rng);
   }
   return w;
 }
@@ -77,6 +86,16 @@ TEST(OpsSparse, CsrMatmulOnMostlyZeroInputsEqualsReference) {
     for (int64_t in : {3, 257, 1000})
       for (int64_t out : {1, 17, 70})
         for (double density : {0.02, 0.3}) check_csr({t, out, in, 5, density, 0.95}, pool);
+}
+
+TEST(OpsSparse, CsrMatmulOfColumnRunsEqualsReference) {
+  // Columns holding runs of consecutive rows (as the compiled machine's do), on mostly-zero
+  // inputs, so that the column order takes the runs; and on dense ones, the rows.
+  ThreadPool pool(1);
+  for (DType t : {DType::f32, DType::bf16, DType::f16})
+    for (int64_t in : {3, 257, 1000})
+      for (int64_t out : {2, 17, 70, 301})
+        for (double zero_inputs : {0.0, 0.95, 0.995}) check_csr({t, out, in, 5, 0.01, zero_inputs, 0.6}, pool);
 }
 
 TEST(OpsSparse, CsrMatmulOnThreadsEqualsReference) {

@@ -114,6 +114,56 @@ TEST(Ops, SiluIsTheFormulaOnEveryFloat) {
   }
 }
 
+// The inline bf16 rounding the forward uses (round_act) is tensor.cpp's f32_to_bf16 and
+// back, bit for bit: every 89th float (NaNs included), and the floats around the
+// rounding ties, the largest finite bf16 and infinity, scalar and in place.
+TEST(Ops, InlineBf16RoundingIsRoundTo) {
+  auto same = [](float x) {
+    const uint32_t want = std::bit_cast<uint32_t>(round_to(DType::bf16, x));
+    float v = x;
+    round_act(DType::bf16, &v, 1);
+    return std::bit_cast<uint32_t>(round_bf16(x)) == want && std::bit_cast<uint32_t>(round_act(DType::bf16, x)) == want &&
+           std::bit_cast<uint32_t>(v) == want;
+  };
+  for (uint64_t u = 0; u < (uint64_t{1} << 32); u += 89) ASSERT_TRUE(same(std::bit_cast<float>(static_cast<uint32_t>(u)))) << u;
+  for (uint32_t edge : {0x3f808000u, 0x3f818000u, 0x7f7f8000u, 0x7f7fffffu, 0x7f800000u, 0x7f800001u, 0xff800000u, 0x00008000u}) {
+    for (uint32_t k = 0; k < 64; ++k) {
+      ASSERT_TRUE(same(std::bit_cast<float>(edge + k))) << std::hex << edge + k;
+      ASSERT_TRUE(same(std::bit_cast<float>(edge - k))) << std::hex << edge - k;
+    }
+  }
+}
+
+// swiglu's 8-wide shortcut is the scalar product, bit for bit, in every act dtype: blocks
+// of units firing (256, 384), silent (-128 and below), at +-0, near the shortcuts' edges,
+// at -FLT_MAX, +-inf and NaN, mixed, with up 1 and random.
+TEST(Ops, SwigluIsTheScalarProduct) {
+  std::mt19937 rng(11);
+  const float max = std::numeric_limits<float>::max(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> pool = {256.0f, 384.0f, -128.0f, -384.0f, -1e30f, 0.0f, -0.0f, 20.0f,
+                                   std::nextafter(20.0f, inf), -100.0f, std::nextafter(-100.0f, -inf), -max, max, inf, -inf,
+                                   std::numeric_limits<float>::quiet_NaN(), 1.5f, -3.25f, 1e-40f, -7.0f};
+  std::uniform_int_distribution<size_t> pick(0, pool.size() - 1);
+  std::normal_distribution<float> d(0.0f, 50.0f);
+  for (DType act : {DType::f32, DType::bf16, DType::f16})
+    for (int trial = 0; trial < 2000; ++trial) {
+      const int64_t n = 1 + trial % 37;
+      std::vector<float> g(n), u(n), got;
+      const bool quiet = trial % 3 == 0;  // blocks of shortcut values only
+      for (int64_t i = 0; i < n; ++i) {
+        g[i] = quiet ? pool[pick(rng) % 7] : (trial % 2 ? pool[pick(rng)] : d(rng));
+        u[i] = trial % 4 == 1 ? 1.0f : d(rng);
+      }
+      got = g;
+      swiglu(got.data(), u.data(), n, act);
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = round_act(act, round_act(act, silu(g[i])) * u[i]);
+        ASSERT_TRUE(std::isnan(want) ? std::isnan(got[i]) : std::bit_cast<uint32_t>(got[i]) == std::bit_cast<uint32_t>(want))
+            << dtype_name(act) << " g " << g[i] << " u " << u[i] << ": " << got[i] << " vs " << want;
+      }
+    }
+}
+
 // The norms skip runs of +0 in their sum: the same bits as the sum over every entry, on
 // vectors mostly +0 (with -0 and odd lengths).
 TEST(Ops, NormsOfMostlyZeroVectorsSumEveryEntry) {
@@ -121,14 +171,29 @@ TEST(Ops, NormsOfMostlyZeroVectorsSumEveryEntry) {
   std::normal_distribution<float> d(0.0f, 3.0f);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   for (int64_t n : {1, 7, 8, 9, 64, 1000, 7104}) {
-    std::vector<float> x(n), w(n, 1.5f), y(n), want(n);
+    std::vector<float> x(n), w(n), y(n), want(n);
     for (float& v : x) v = u(rng) < 0.9f ? (u(rng) < 0.2f ? -0.0f : 0.0f) : d(rng);
+    for (float& v : w) v = u(rng) < 0.1f ? -0.75f : 1.5f;  // some negative: -0 products
     double sum = 0;
     for (float v : x) sum += static_cast<double>(v) * v;
     const float scale = 1.0f / std::sqrt(static_cast<float>(sum / static_cast<double>(n)) + 1e-6f);
     for (int64_t i = 0; i < n; ++i) want[i] = x[i] * scale * w[i];
     rms_norm(x.data(), w.data(), y.data(), n, 1e-6f);
     EXPECT_EQ(0, std::memcmp(y.data(), want.data(), sizeof(float) * n)) << n;
+    // The fused norm and scan of the forward's decode: the same bits (then rounded to the
+    // act dtype), and a list of exactly x's entries that are not +-0, ascending.
+    for (DType act : {DType::f32, DType::bf16, DType::f16}) {
+      std::vector<float> fused(n, 7.0f), rounded = want;
+      round_act(act, rounded.data(), n);
+      CsrInputs in;
+      rms_norm_scan(x.data(), w.data(), fused.data(), n, 1e-6f, act, in);
+      EXPECT_EQ(0, std::memcmp(fused.data(), rounded.data(), sizeof(float) * n)) << n << " " << dtype_name(act);
+      std::vector<int32_t> listed(in.nonzero.begin(), in.nonzero.begin() + in.n_nonzero), nonzero;
+      for (int64_t i = 0; i < n; ++i)
+        if (x[i] != 0.0f) nonzero.push_back(static_cast<int32_t>(i));
+      EXPECT_EQ(listed, nonzero) << n;
+      EXPECT_EQ(in.scanned, fused.data());
+    }
     const float l2 = 1.0f / std::sqrt(static_cast<float>(sum) + 1e-6f);
     for (int64_t i = 0; i < n; ++i) want[i] = x[i] * l2;
     l2_norm(x.data(), n, 1e-6f);

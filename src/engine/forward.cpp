@@ -286,14 +286,16 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
 
   // x: [T][H] = embed_tokens[token] (already in the model dtype)
   for (int64_t t = 0; t < T; ++t)
-    for (int64_t i = 0; i < H; ++i) sc.x[t * H + i] = m.embed_tokens.at(int64_t{tokens[t]} * H + i);
+    widen_row(m.embed_tokens, int64_t{tokens[t]} * H, H, &sc.x[t * H]);
   trace("embed", -1, sc.x.data(), H);
 
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const LayerWeights& l = layers_[il];
-    rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
     const bool skip = options_.skip_zero_rows;
-    if (T == 1 && skip) scan_nonzero(sc.a.data(), H, sc.csr_inputs);  // for the projections of a
+    if (T == 1 && skip)  // with the list of a's nonzeros, for its projections
+      rms_norm_scan(sc.x.data(), l.input_layernorm.data(), sc.a.data(), H, eps, act_, sc.csr_inputs);
+    else
+      rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
     if (l.linear)
       deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
                      skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>(),
@@ -312,14 +314,15 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
     if (skip && found.mlp_zero[il]) {
       std::fill_n(sc.out.data(), T * H, 0.0f);  // down_proj = 0
     } else {
-      rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);
-      if (T == 1 && skip) scan_nonzero(sc.a.data(), H, sc.csr_inputs);  // for gate and up
+      if (T == 1 && skip)  // and the list, for gate and up
+        rms_norm_scan(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), H, eps, act_, sc.csr_inputs);
+      else
+        rms_norm_rows(sc.x.data(), l.post_attention_layernorm.data(), sc.a.data(), T, H, eps, act_);
       linear(l.gate_proj, sc.a.data(), sc.big1.data(), T, sc, ex);
       linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, ex);
       sc.csr_inputs.scanned = nullptr;
       // HF: self.act_fn(self.gate_proj(x)) * self.up_proj(x), each a tensor in the dtype.
-      for (int64_t i = 0; i < T * I; ++i)
-        sc.big1[i] = round_act(act_, round_act(act_, silu(sc.big1[i])) * sc.big2[i]);
+      swiglu(sc.big1.data(), sc.big2.data(), T * I, act_);
       linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, ex);
     }
     trace("ffn_out", il, sc.out.data(), H);

@@ -1,6 +1,8 @@
 // Reference operations: straight loops in f32, written to be read next to qwen35.md §3.
 #include "engine/ops.h"
 
+#include <emmintrin.h>
+
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -52,6 +54,48 @@ void l2_norm(float* x, int64_t n, float eps) {
   const double sum = sum_of_squares(x, n);
   float scale = 1.0f / std::sqrt(static_cast<float>(sum) + eps);
   for (int64_t i = 0; i < n; ++i) x[i] *= scale;
+}
+
+namespace {
+
+// round_bf16 on 4 lanes (SSE2).
+inline __m128 round_bf16_x4(__m128 x) {
+  const __m128i u = _mm_castps_si128(x);
+  const __m128i odd = _mm_and_si128(_mm_srli_epi32(u, 16), _mm_set1_epi32(1));
+  const __m128i high = _mm_set1_epi32(static_cast<int32_t>(0xffff0000u));
+  const __m128i rounded = _mm_and_si128(_mm_add_epi32(_mm_add_epi32(u, _mm_set1_epi32(0x7fff)), odd), high);
+  const __m128i quiet = _mm_or_si128(_mm_and_si128(u, high), _mm_set1_epi32(0x00400000));
+  const __m128i nan = _mm_cmpgt_epi32(_mm_and_si128(u, _mm_set1_epi32(0x7fffffff)), _mm_set1_epi32(0x7f800000));
+  return _mm_castsi128_ps(_mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded)));
+}
+
+}  // namespace
+
+void swiglu(float* g, const float* u, int64_t n, DType act) {
+  int64_t i = 0;
+  if (act != DType::f16) {
+    const __m128i c20 = _mm_set1_epi32(0x41a00000), inf1 = _mm_set1_epi32(0x7f800001), c100 = _mm_set1_epi32(0x42c80000),
+                  inf = _mm_set1_epi32(0x7f800000), abs = _mm_set1_epi32(0x7fffffff), zero = _mm_setzero_si128();
+    const __m128 minus_zero = _mm_set1_ps(-0.0f);
+    for (; i + 4 <= n; i += 4) {
+      // silu's shortcuts on the bits: 20 < x <= +inf and +-0 give x; -FLT_MAX <= x < -100 gives -0.
+      const __m128 x = _mm_loadu_ps(g + i);
+      const __m128i s = _mm_castps_si128(x), m = _mm_and_si128(s, abs);
+      const __m128i keep = _mm_or_si128(_mm_and_si128(_mm_cmpgt_epi32(s, c20), _mm_cmplt_epi32(s, inf1)), _mm_cmpeq_epi32(m, zero));
+      const __m128i minus = _mm_and_si128(_mm_and_si128(_mm_cmplt_epi32(s, zero), _mm_cmpgt_epi32(m, c100)), _mm_cmplt_epi32(m, inf));
+      if (_mm_movemask_epi8(_mm_or_si128(keep, minus)) != 0xffff) {
+        for (int j = 0; j < 4; ++j) g[i + j] = round_act(act, round_act(act, silu(g[i + j])) * u[i + j]);
+        continue;
+      }
+      const __m128 r = _mm_or_ps(_mm_and_ps(_mm_castsi128_ps(keep), x), _mm_andnot_ps(_mm_castsi128_ps(keep), minus_zero));
+      if (act == DType::f32) {
+        _mm_storeu_ps(g + i, _mm_mul_ps(r, _mm_loadu_ps(u + i)));
+      } else {
+        _mm_storeu_ps(g + i, round_bf16_x4(_mm_mul_ps(round_bf16_x4(r), _mm_loadu_ps(u + i))));
+      }
+    }
+  }
+  for (; i < n; ++i) g[i] = round_act(act, round_act(act, silu(g[i])) * u[i]);
 }
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }

@@ -10,6 +10,7 @@
 // nothing there.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -22,11 +23,25 @@
 
 namespace qgpu::engine {
 
+// round_to(bf16, x) inline, branch-free so that loops over it vectorise: to nearest even,
+// NaN kept quiet (f32_to_bf16's rule). The forward rounds every activation it holds in bf16.
+inline float round_bf16(float x) {
+  const uint32_t u = std::bit_cast<uint32_t>(x);
+  const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  const uint32_t quiet = (u & 0xffff0000u) | 0x00400000u;
+  return std::bit_cast<float>((u & 0x7fffffffu) > 0x7f800000u ? quiet : rounded);
+}
 // x rounded to act, the dtype activations are held in (f32: x itself, at the cost of a branch).
-inline float round_act(DType act, float x) { return act == DType::f32 ? x : round_to(act, x); }
+inline float round_act(DType act, float x) {
+  return act == DType::f32 ? x : act == DType::bf16 ? round_bf16(x) : round_to(act, x);
+}
 // x[0..n) rounded to act in place (f32: returns at once).
 inline void round_act(DType act, float* x, int64_t n) {
   if (act == DType::f32) return;
+  if (act == DType::bf16) {
+    for (int64_t i = 0; i < n; ++i) x[i] = round_bf16(x[i]);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) x[i] = round_to(act, x[i]);
 }
 
@@ -50,6 +65,11 @@ inline float silu(float x) {
   if (x < -100.0f && x >= -std::numeric_limits<float>::max()) return -0.0f;
   return x / (1.0f + std::exp(-x));
 }
+// The SwiGLU product in place: g[i] = round_act(round_act(silu(g[i])) * u[i]), bit for bit,
+// 4 entries at a time (SSE2) without silu's branches where all 4 take a shortcut (above 20,
+// +-0, below -100: the compiled machine's units, all but a handful at every token); f16
+// activations take the scalar loop.
+void swiglu(float* g, const float* u, int64_t n, DType act);
 float sigmoid(float x);
 float softplus(float x);  // log(1 + e^x), = x above 20 as torch and ggml
 // Partial NeoX RoPE on the first rot dims of x (rotate-half pairs i, i + rot/2). With act,
@@ -88,6 +108,7 @@ void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void
 // zeros (the compiled machine's one-hot codes). Only nonzero rows are stored: stored row r
 // is output rows[r], its nonzeros entries [row_start[r], row_start[r + 1]) of col
 // (ascending) and value (the stored weight, exact in f32).
+inline constexpr int kCsrRun = 8;
 struct CsrWeight {
   std::vector<int32_t> rows;       // ascending
   std::vector<int64_t> row_start;  // [rows.size() + 1]
@@ -101,6 +122,20 @@ struct CsrWeight {
   std::vector<int64_t> col_start;  // [used_cols.size() + 1]
   std::vector<int32_t> by_col_row;
   std::vector<float> by_col_value;
+  // The same entries again, split for the column order's loop: runs of kCsrRun or more
+  // consecutive output rows (the compiled machine's columns are mostly such runs: a rule's
+  // literal feeds the units of its stage, a record field the tokens that carry it), added
+  // 4 rows at a time, and the singles. Column u's runs are [col_run_start[u],
+  // col_run_start[u + 1]) of run_row (first output row), run_len and run_at (its first
+  // entry in by_col_value); its singles [col_single_start[u], col_single_start[u + 1]) of
+  // single_row and single_value. col_work[u]: u's cost in the column loop, in scattered
+  // adds (a single 1, a run a quarter of its length and 2), what csr_token weighs.
+  std::vector<int64_t> col_run_start, run_at;
+  std::vector<int32_t> run_row, run_len;
+  std::vector<int64_t> col_single_start;
+  std::vector<int32_t> single_row;
+  std::vector<float> single_value;
+  std::vector<int64_t> col_work;
   int64_t nnz() const { return static_cast<int64_t>(col.size()); }
 };
 // Entries of w that are not +0 or -0 (NaN counts as nonzero), and rows holding one.
@@ -125,6 +160,10 @@ struct CsrInputs {
 };
 // Lists x[0..n)'s entries that are not +-0 into in.nonzero and sets in.scanned = x.
 void scan_nonzero(const float* x, int64_t n, CsrInputs& in);
+// rms_norm and round_act(act, y, n), then in.scanned = y with in.nonzero listing where x is
+// not +-0 (where y can be nonzero: the products skip the listed entries that are +-0), in one
+// scan of x: runs of 8 that are all +-0 are neither summed nor listed. Bit for bit rms_norm's.
+void rms_norm_scan(const float* x, const float* w, float* y, int64_t n, float eps, DType act, CsrInputs& in);
 // matmul_reference's product from w's nonzeros alone, bit for bit while the activations
 // are finite in w's dtype (f16 tops out at 65504; inf * 0 is NaN): the activations are
 // rounded to w's dtype as there, and each output sums its row's nonzeros in ascending

@@ -8,6 +8,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "base/error.h"
 
@@ -97,6 +98,22 @@ float TensorView::at(int64_t i) const {
     case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
   }
   return 0;
+}
+
+void widen_row(const TensorView& v, int64_t first, int64_t n, float* out) {
+  switch (v.dtype) {
+    case DType::f32:
+      std::memcpy(out, static_cast<const float*>(v.data) + first, static_cast<size_t>(n) * sizeof(float));
+      return;
+    case DType::bf16: {
+      const uint16_t* h = static_cast<const uint16_t*>(v.data) + first;
+      for (int64_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(uint32_t{h[i]} << 16);
+      return;
+    }
+    case DType::f16:
+      for (int64_t i = 0; i < n; ++i) out[i] = f16_to_f32(static_cast<const uint16_t*>(v.data)[first + i]);
+      return;
+  }
 }
 
 TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,

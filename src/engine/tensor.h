@@ -52,6 +52,9 @@ struct TensorView {
   float at(int64_t i) const;  // element i (flat index) as f32
 };
 
+// Elements [first, first + n) of v as f32 into out: v.at over a row, one dtype switch.
+void widen_row(const TensorView& v, int64_t first, int64_t n, float* out);
+
 // A tensor that owns its bytes.
 struct TensorData {
   std::string name;
