@@ -121,9 +121,10 @@ void rms_norm_scan(const float* x, const float* w, float* y, int64_t n, float ep
   if (std::ssize(in.nonzero) < n) in.nonzero.resize(static_cast<size_t>(n));
   double sum = 0;  // in index order, as rms_norm's (ops.cpp): +0 terms change nothing
   int64_t k = 0, c = 0;
-  auto take = [&](int64_t i) {
+  auto take = [&](int64_t i) {  // without a branch on the entry: the list grows when it is not +-0
     sum += static_cast<double>(x[i]) * x[i];
-    if (std::bit_cast<uint32_t>(x[i]) << 1) in.nonzero[k++] = static_cast<int32_t>(i);
+    in.nonzero[k] = static_cast<int32_t>(i);
+    k += (std::bit_cast<uint32_t>(x[i]) << 1) != 0;
   };
   const __m128i zero = _mm_setzero_si128();
   for (; c + 8 <= n; c += 8) {
