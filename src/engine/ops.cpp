@@ -1,4 +1,5 @@
-// Reference operations: straight loops in f32, written to be read next to qwen35.md §3.
+// Reference operations: straight loops in f32, written to be read next to qwen35.md §3
+// (swiglu also takes 4 units at a time in SSE2 where silu's shortcuts make it a select).
 #include "engine/ops.h"
 
 #include <emmintrin.h>
