@@ -123,13 +123,11 @@ class Lowerer {
                                             "or clock intrinsics)", o.name)), std::nullopt;
       case PtxOperandKind::kImm: return ir_imm(wrap32(o.imm));
       case PtxOperandKind::kFloatImm:
-        return error(in, o.col, "floating point is not supported yet (a float or double constant)"),
-               std::nullopt;
+        return error(in, o.col, "floating point is not supported yet (a float or double constant)"), std::nullopt;
       case PtxOperandKind::kSymbol: return symbol_address(fr, in, o.name, o.col);
       case PtxOperandKind::kAddress: case PtxOperandKind::kList: break;
     }
-    error(in, o.col, "expected a register, an immediate or a symbol here");
-    return std::nullopt;
+    return error(in, o.col, "expected a register, an immediate or a symbol here"), std::nullopt;
   }
 
   // The byte address of a global or this CUDA block's copy of a shared variable.
@@ -341,9 +339,8 @@ class Lowerer {
     auto b = value(fr, in, in.operands[2]);
     if (!d || !a || !b) return;
     emit(in, {.op = Op::kMulLo, .d = *d, .a = *a, .b = *b});
-    IrOperand h = ir_vreg(temp());
-    for (const IrInstr& x : expand_mul_hi(h, *a, *b, last_part(in) == "s32", fresh_)) emit_helper(in, x);
-    high_[d->index] = h;
+    high_[d->index] = fresh_();  // the high half: unguarded helpers, as a sequence's
+    for (const IrInstr& x : expand_mul_hi(high_[d->index], *a, *b, last_part(in) == "s32", fresh_)) emit_helper(in, x);
   }
 
   // shr.{u64,s64} d, x, k with a constant k, when x's high half is known: the low half of
@@ -547,12 +544,8 @@ class Lowerer {
       if (!o) return true;
       *slots[i] = *o;
     }
-    if (*op == Op::kMulHiS || *op == Op::kMulHiU)  // the model has no mul.hi: four 16-bit products
-      return emit_sequence(in, expand_mul_hi(out.d, out.a, out.b, *op == Op::kMulHiS, fresh_)), true;
-    if (*op == Op::kDivS || *op == Op::kDivU || *op == Op::kRemS || *op == Op::kRemU)  // nor division: a loop
-      return emit_sequence(in, expand_divide(out.d, out.a, out.b, *op, static_cast<int>(f_.code.size()), fresh_,
-                                             fresh_pred_)),
-             true;
+    if (auto seq = expand_model_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_))
+      return emit_sequence(in, *seq), true;  // mul.hi, div, rem: the model has none
     emit(in, out);
     return true;
   }
@@ -590,10 +583,7 @@ class Lowerer {
   std::map<std::string, int> vregs_, preds_, labels_;
   std::vector<Fixup> fixups_;
   FreshReg fresh_ = [this] { return ir_vreg(temp()); };
-  FreshReg fresh_pred_ = [this] {
-    f_.pred_names.push_back(fmt::format("%ptmp{}", f_.n_preds));
-    return ir_pred(f_.n_preds++);
-  };
+  FreshReg fresh_pred_ = [this] { return f_.pred_names.push_back(fmt::format("%ptmp{}", f_.n_preds)), ir_pred(f_.n_preds++); };
   std::map<int, IrOperand> high_;                           // 64-bit vreg -> its high half
   std::vector<std::pair<int, PtxInstr>> single_def_checks_;
   std::vector<std::string> errors_;

@@ -177,4 +177,17 @@ std::vector<IrInstr> expand_divide(IrOperand d, IrOperand a, IrOperand b, Op op,
   return out;
 }
 
+std::optional<std::vector<IrInstr>> expand_model_op(const IrInstr& in, int at, const FreshReg& fresh,
+                                                    const FreshReg& pred) {
+  switch (in.op) {
+    case Op::kMulHiS:
+    case Op::kMulHiU: return expand_mul_hi(in.d, in.a, in.b, in.op == Op::kMulHiS, fresh);
+    case Op::kDivS:
+    case Op::kDivU:
+    case Op::kRemS:
+    case Op::kRemU: return expand_divide(in.d, in.a, in.b, in.op, at, fresh, pred);
+    default: return std::nullopt;
+  }
+}
+
 }  // namespace qgpu

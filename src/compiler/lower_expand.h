@@ -1,12 +1,14 @@
 // Sequences of machine ops for PTX instructions the machine has no single op for: funnel
-// shifts (rotates), bit-field extracts, byte permutes and 64-bit right shifts of values
-// whose high half is known, and the high word of a product and division (the machine has
-// mul.hi, div and rem, the compiled model does not: docs/design.md, "the rest of the ALU"). Each returns the instructions in order; helpers write fresh
-// registers, and only the last instruction writes d (the caller guards only that one).
+// shifts (rotates), bit-field extracts, byte permutes, 64-bit right shifts of values whose
+// high half is known; and for ops the compiled model lacks (mul.hi, div, rem: the machine
+// has them; docs/design.md, "the rest of the ALU"). Each returns the instructions in order;
+// helpers write fresh registers, and only the last instruction writes d (the caller guards
+// only that one).
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "compiler/ir.h"
@@ -38,5 +40,10 @@ std::vector<IrInstr> expand_mul_hi(IrOperand d, IrOperand a, IrOperand b, bool s
 // indices: the sequence must be placed at index `at`. pred: a fresh predicate register.
 std::vector<IrInstr> expand_divide(IrOperand d, IrOperand a, IrOperand b, Op op, int at, const FreshReg& fresh,
                                    const FreshReg& pred);
+
+// The sequence for an op the compiled model lacks (mul.hi, div, rem; `in` as lowered, to
+// be placed at index `at`), or nothing for any other op.
+std::optional<std::vector<IrInstr>> expand_model_op(const IrInstr& in, int at, const FreshReg& fresh,
+                                                    const FreshReg& pred);
 
 }  // namespace qgpu
