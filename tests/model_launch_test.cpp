@@ -207,16 +207,32 @@ TEST(ModelLaunch, AsmEngineModelReportsTheInterpretersOutputs) {
   EXPECT_GT(g["tokens_per_second"].get<double>(), 0.0);
 }
 
-TEST(ModelLaunch, AKernelWithAnOpTheModelLacksIsOneError) {
+// `qgpu run` compiles mul.hi, div and rem into the ALU's ops (compile_test); hand-written
+// code is taken as written, so the model path refuses it with one error before any token.
+TEST(ModelLaunch, HandWrittenCodeWithAnOpTheModelLacksIsOneError) {
   const std::string dir = test_util::machine_model();
-  test_util::Result r = test_util::qgpu(fmt::format(
-      "run '{}/kernels/mulhi.cu' --grid 2 --block 4 --arg 'a=[1,2]' --arg 'b=[3,4]' --arg 'hi=[0,0]' --arg 'uhi=[0,0]' "
-      "--arg 'lo=[0,0]' --arg n=2 --engine model --model '{}'", QGPU_SOURCE_DIR, dir));
+  test_util::Result r = test_util::qgpu(fmt::format("asm '{}/examples/div_mod.qasm' --run --engine model --model '{}'",
+                                                    QGPU_SOURCE_DIR, dir));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("cannot generate this kernel's records yet"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--engine interp"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("mul.hi"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("div.s"), std::string::npos) << r.err;
+}
+
+// The same ops in CUDA run on the model: mulhi.cu's __mulhi and __umulhi become sequences.
+TEST(ModelLaunch, CudaMulHiRunsAsASequenceOnTheModel) {
+  const std::string dir = test_util::machine_model();
+  test_util::Result r = test_util::qgpu(fmt::format(
+      "run '{}/kernels/mulhi.cu' --grid 2 --block 4 --arg 'a=[-7,123456789]' --arg 'b=[3,987654321]' "
+      "--arg 'hi=[0,0]' --arg 'uhi=[0,0]' --arg 'lo=[0,0]' --arg n=2 --engine model --model '{}' --json",
+      QGPU_SOURCE_DIR, dir));
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  const int64_t big = int64_t{123456789} * 987654321;
+  EXPECT_EQ(j["outputs"]["hi"], nlohmann::json::array({-1, static_cast<int32_t>(big >> 32)}));
+  EXPECT_EQ(j["outputs"]["uhi"], nlohmann::json::array({2, static_cast<int32_t>(big >> 32)}));
+  EXPECT_EQ(j["outputs"]["lo"], nlohmann::json::array({-21, static_cast<int32_t>(static_cast<uint32_t>(big))}));
 }
 
 }  // namespace
