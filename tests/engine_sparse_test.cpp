@@ -8,6 +8,7 @@
 #include <random>
 
 #include "engine/forward.h"
+#include "engine/forward_internal.h"
 #include "engine/tiny_model.h"
 #include "test_util.h"
 
@@ -40,21 +41,25 @@ void sparsify(Model& m, Linear& w, int64_t per_row, std::mt19937& rng, std::vect
 
 // Every Linear at most 1/16 nonzero in its nonzero rows (all go to the CSR kernel); with
 // dead parts: layer 0's key head 0 has zero q and k rows (its value heads are dead) and
-// layer 2's down_proj is zero (a skipped MLP). o_proj stays nonzero: a skipped attention
-// layer writes no KV cache, which would leave nothing to compare there.
+// layer 2 has a zero DeltaNet mixer (in_proj_qkv and out_proj zero, z, a and b not: a
+// skipped mixer) and a zero down_proj (a skipped MLP). o_proj stays nonzero: a skipped
+// attention layer writes no KV cache, which would leave nothing to compare there.
 void make_sparse(Model& m) {
   std::mt19937 rng(3);
   auto few = [](const Linear& w) { return std::max<int64_t>(1, w.in() / 20); };
   for (LayerWeights& l : m.layers) {
     DeltaNetWeights& d = l.linear_attn;
     AttentionWeights& a = l.self_attn;
-    for (Linear* w : {&d.in_proj_z, &d.in_proj_b, &d.in_proj_a, &d.out_proj, &a.q_proj,
-                      &a.k_proj, &a.v_proj, &a.o_proj, &l.gate_proj, &l.up_proj})
+    const bool dead_mixer = &l == &m.layers[2];
+    for (Linear* w : {&d.in_proj_z, &d.in_proj_b, &d.in_proj_a, &a.q_proj, &a.k_proj, &a.v_proj, &a.o_proj,
+                      &l.gate_proj, &l.up_proj})
       if (w->w.data) sparsify(m, *w, few(*w), rng);
+    if (d.out_proj.w.data) sparsify(m, d.out_proj, dead_mixer ? 0 : few(d.out_proj), rng);
     if (d.in_proj_qkv.w.data) {
       const int64_t dk = m.config.linear_key_head_dim, k0 = m.config.key_dim();
       std::vector<Rows> head0 = {{0, dk}, {k0, k0 + dk}};
-      sparsify(m, d.in_proj_qkv, few(d.in_proj_qkv), rng, &l == &m.layers[0] ? head0 : std::vector<Rows>{});
+      sparsify(m, d.in_proj_qkv, dead_mixer ? 0 : few(d.in_proj_qkv), rng,
+               &l == &m.layers[0] ? head0 : std::vector<Rows>{});
     }
     sparsify(m, l.down_proj, &l == &m.layers[2] ? 0 : few(l.down_proj), rng);
   }
@@ -105,6 +110,11 @@ TEST(EngineSparse, SparsePathEqualsReferenceBitForBit) {
     make_sparse(m);
     Outcome ref = run(m, {.threads = 2, .matmul = MatmulPath::reference});
     expect_same_run(ref, run(m, {.threads = 2, .skip_zero_rows = true}), dtype_name(t));
+    // The parts above were found, so the skips ran.
+    const WeightStructure& found = *m.structure;
+    EXPECT_EQ(found.mixer_zero, (std::vector<uint8_t>{0, 0, 1, 0}));
+    EXPECT_EQ(found.mlp_zero, (std::vector<uint8_t>{0, 0, 1, 0}));
+    EXPECT_EQ(found.dead_heads[0][0], 1);
     // Prefill in batches of 5 and the threads the CSR kernel splits its rows over.
     expect_same_run(ref, run(m, {.threads = 3, .max_batch = 5, .skip_zero_rows = true}),
                     std::string(dtype_name(t)) + " batches of 5");

@@ -124,13 +124,13 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
   const int L = c.num_hidden_layers;
   s.dead_heads.assign(L, {});
   s.live_channels.assign(L, {});
-  s.attention_zero.assign(L, 0);
+  s.mixer_zero.assign(L, 0);
   s.mlp_zero.assign(L, 0);
   for (int il = 0; il < L; ++il) {
     const LayerWeights& l = m.layers[il];
     s.mlp_zero[il] = rows_zero(s, l.down_proj, 0, l.down_proj.out());
     if (!l.linear) {
-      s.attention_zero[il] = rows_zero(s, l.self_attn.o_proj, 0, l.self_attn.o_proj.out());
+      s.mixer_zero[il] = rows_zero(s, l.self_attn.o_proj, 0, l.self_attn.o_proj.out());
       continue;
     }
     const int64_t dk = c.linear_key_head_dim;
@@ -151,6 +151,9 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
         finite = finite && std::isfinite(conv[ch * K + j]) && std::abs(conv[ch * K + j]) <= 65504.0f;
       if (!finite || !rows_zero(s, qkv, ch, ch + 1)) live.push_back(static_cast<int32_t>(ch));
     }
+    // No channel lives, so every head is dead and reads 0: with out_proj zero too the
+    // output is +0, and by induction from the zero state nothing in the state changes.
+    s.mixer_zero[il] = live.empty() && rows_zero(s, l.linear_attn.out_proj, 0, l.linear_attn.out_proj.out());
   }
 }
 
@@ -292,18 +295,20 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const LayerWeights& l = layers_[il];
     const bool skip = options_.skip_zero_rows;
-    if (T == 1 && skip)  // with the list of a's nonzeros, for its projections
-      rms_norm_scan(sc.x.data(), l.input_layernorm.data(), sc.a.data(), H, eps, act_, sc.csr_inputs);
-    else
-      rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
-    if (l.linear)
-      deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
-                     skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>(),
-                     skip && found.live_channels[il] ? &*found.live_channels[il] : nullptr);
-    else if (skip && found.attention_zero[il])
-      std::fill_n(sc.out.data(), T * H, 0.0f);  // o_proj = 0: the output is 0 whatever it attends
-    else
-      attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
+    if (skip && found.mixer_zero[il]) {
+      std::fill_n(sc.out.data(), T * H, 0.0f);  // the output is +0 and the state stays: no norm either
+    } else {
+      if (T == 1 && skip)  // with the list of a's nonzeros, for its projections
+        rms_norm_scan(sc.x.data(), l.input_layernorm.data(), sc.a.data(), H, eps, act_, sc.csr_inputs);
+      else
+        rms_norm_rows(sc.x.data(), l.input_layernorm.data(), sc.a.data(), T, H, eps, act_);
+      if (l.linear)
+        deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
+                       skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>(),
+                       skip && found.live_channels[il] ? &*found.live_channels[il] : nullptr);
+      else
+        attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
+    }
     sc.csr_inputs.scanned = nullptr;  // a changes next
     trace("mixer_out", il, sc.out.data(), H);
     add(sc.x.data(), sc.out.data(), T * H, act_);

@@ -20,9 +20,12 @@ struct WeightStructure {
   std::unordered_map<const void*, CsrWeight> csr;
   std::unordered_map<const void*, std::vector<RowBlock>> sparse;
   // Per layer: DeltaNet value heads that never write or read (q and k rows zero),
-  // attention layers whose o_proj is zero, MLPs whose down_proj is zero.
+  // mixers whose output is +0 and whose state never changes (an attention layer whose
+  // o_proj is zero, whatever it attends; a DeltaNet layer whose heads are all dead, whose
+  // conv channels are all +0 (live_channels empty) and whose out_proj is zero), MLPs whose
+  // down_proj is zero.
   std::vector<std::vector<uint8_t>> dead_heads;
-  std::vector<uint8_t> attention_zero, mlp_zero;
+  std::vector<uint8_t> mixer_zero, mlp_zero;
   // Per DeltaNet layer whose in_proj_qkv is multiplied from a CSR copy: the conv channels
   // whose row has a nonzero (ascending). The CSR product writes +0 to the others at every
   // token, whatever the activations, so their window holds +0 and their SiLU(conv) is +0
