@@ -5,8 +5,9 @@
 // matmul_reference bit for bit. Plain scalar loops: a row's sum is one dependency chain in
 // the reference's order, so four rows are summed side by side to keep four chains in
 // flight (measured: ~0.4 ns per nonzero per token instead of ~0.65 one row at a time).
-// By column, runs of consecutive rows take SSE2 (four rows' own chains at once).
-#include <emmintrin.h>
+// By column, runs of consecutive rows take SSE2 (four rows' own chains at once), or
+// AVX-512F (sixteen) where the CPU has it.
+#include <immintrin.h>
 
 #include <algorithm>
 #include <bit>
@@ -82,6 +83,14 @@ int64_t gather_inputs(const CsrWeight& csr, DType t, const float* xt, CsrInputs&
     in.value[n++] = x;
     terms += csr.col_work[u];
   };
+  const int64_t used = std::ssize(csr.used_cols);
+  if (in.scanned == xt ? used <= in.n_nonzero : used * 8 <= n_in) {
+    // Fewer columns read than there are inputs to look at (an MLP's `up` reads one): visit
+    // those columns instead, in the same ascending order.
+    for (const int32_t c : csr.used_cols) take(c);
+    in.n = n;
+    return terms;
+  }
   if (in.scanned == xt) {  // scan_nonzero listed them: take skips +-0 anyway
     for (int64_t k = 0; k < in.n_nonzero; ++k) take(in.nonzero[k]);
     in.n = n;
@@ -145,13 +154,11 @@ void rms_norm_scan(const float* x, const float* w, float* y, int64_t n, float ep
 
 namespace {
 
-// One token by column:namespace {
-
 // One token by column: yt (all +0) gains, column by column in ascending order, each
 // nonzero input's terms; a column adds at most one term to a row, so its runs' rows can
-// be added 4 at a time (a product, then a sum: the scalar's two roundings, no fused
-// multiply-add) and its singles after them.
-void csr_columns_token(const CsrWeight& csr, const CsrInputs& in, float* yt) {
+// be added 4 (SSE2) or 16 (AVX-512F) at a time (a product, then a sum: the scalar's two
+// roundings, no fused multiply-add) and its singles after them.
+void csr_columns_token_sse2(const CsrWeight& csr, const CsrInputs& in, float* yt) {
   for (int64_t k = 0; k < in.n; ++k) {
     const int32_t u = in.at[k];
     const float x = in.value[k];
@@ -167,6 +174,38 @@ void csr_columns_token(const CsrWeight& csr, const CsrInputs& in, float* yt) {
     for (int64_t i = csr.col_single_start[u]; i < csr.col_single_start[u + 1]; ++i)
       yt[csr.single_row[i]] += x * csr.single_value[i];
   }
+}
+
+// The same with AVX-512F, a run's tail under a mask; -ffp-contract=off (CMakeLists.txt)
+// keeps the compiler from fusing a product and its sum into an FMA.
+__attribute__((target("avx512f"))) void csr_columns_token_avx512(const CsrWeight& csr, const CsrInputs& in,
+                                                                 float* yt) {
+  for (int64_t k = 0; k < in.n; ++k) {
+    const int32_t u = in.at[k];
+    const float x = in.value[k];
+    const __m512 x16 = _mm512_set1_ps(x);
+    for (int64_t r = csr.col_run_start[u]; r < csr.col_run_start[u + 1]; ++r) {
+      float* y = yt + csr.run_row[r];
+      const float* v = csr.by_col_value.data() + csr.run_at[r];
+      const int32_t n = csr.run_len[r];
+      int32_t j = 0;
+      for (; j + 16 <= n; j += 16)
+        _mm512_storeu_ps(y + j, _mm512_add_ps(_mm512_loadu_ps(y + j), _mm512_mul_ps(x16, _mm512_loadu_ps(v + j))));
+      if (j < n) {
+        const __mmask16 m = static_cast<__mmask16>((1u << (n - j)) - 1);
+        _mm512_mask_storeu_ps(y + j, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, y + j),
+                                                      _mm512_mul_ps(x16, _mm512_maskz_loadu_ps(m, v + j))));
+      }
+    }
+    for (int64_t i = csr.col_single_start[u]; i < csr.col_single_start[u + 1]; ++i)
+      yt[csr.single_row[i]] += x * csr.single_value[i];
+  }
+}
+
+void csr_columns_token(const CsrWeight& csr, const CsrInputs& in, float* yt) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512) return csr_columns_token_avx512(csr, in, yt);
+  csr_columns_token_sse2(csr, in, yt);
 }
 
 // One token: by column when its nonzero inputs' work there (col_work: a scattered add
