@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <random>
 
 #include "engine/forward.h"
@@ -160,6 +161,28 @@ void generate_all(const Setting& setting) {
   std::cout << "[ generated ] " << what << ": " << all.size() << " launches, " << tokens
             << " records equal the interpreter's, memory read out of the state equal; " << tokens / seconds
             << " tokens/s\n";
+}
+
+// host::greedy's vector scan picks what the plain loop picks: the first largest logit,
+// NaN never larger, with ties, NaN and a maximum in every position of a 16-wide chunk.
+TEST(ModelLaunch, GreedyIsTheFirstLargestLogit) {
+  const int32_t n = vocab_size();
+  auto plain = [&](const std::vector<float>& l) {
+    int32_t best = 0;
+    for (int32_t id = 1; id < n; ++id)
+      if (l[id] > l[best]) best = id;
+    return best;
+  };
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> l(static_cast<size_t>(n));
+    for (float& x : l) x = static_cast<float>(rng() % 64) - 32.0f;  // many ties
+    const int32_t at = static_cast<int32_t>(rng() % n);
+    if (trial % 2) l[at] = 40.0f;                                   // a single top anywhere
+    if (trial % 3 == 0) l[rng() % n] = std::numeric_limits<float>::quiet_NaN();
+    if (trial % 5 == 0) l[0] = std::numeric_limits<float>::quiet_NaN();  // NaN first: nothing beats it
+    ASSERT_EQ(host::greedy(l), plain(l)) << "trial " << trial;
+  }
 }
 
 TEST(ModelLaunch, GeneratesF32) { generate_all({DType::f32, Rounding::llama_cpp}); }

@@ -1,5 +1,7 @@
 #include "host/launch.h"
 
+#include <emmintrin.h>
+
 #include <chrono>
 
 #include "base/error.h"
@@ -23,7 +25,19 @@ int32_t greedy(std::span<const float> logits) {
   const int32_t n = vocab_size();  // out of line: once, not per id
   int32_t best = 0;
   float top = logits[0];
-  for (int32_t id = 1; id < n; ++id)
+  int32_t id = 1;
+  // 16 at a time, looked at one by one only where one of them beats top (the same `>`
+  // comparisons, so the same choice, ties and NaN included).
+  for (; id + 16 <= n; id += 16) {
+    const __m128 t = _mm_set1_ps(top);
+    const float* l = logits.data() + id;
+    const __m128 gt = _mm_or_ps(_mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(l), t), _mm_cmpgt_ps(_mm_loadu_ps(l + 4), t)),
+                                _mm_or_ps(_mm_cmpgt_ps(_mm_loadu_ps(l + 8), t), _mm_cmpgt_ps(_mm_loadu_ps(l + 12), t)));
+    if (_mm_movemask_ps(gt) == 0) continue;
+    for (int32_t j = id; j < id + 16; ++j)
+      if (logits[j] > top) top = logits[j], best = j;
+  }
+  for (; id < n; ++id)
     if (logits[id] > top) top = logits[id], best = id;
   return best;
 }
