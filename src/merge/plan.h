@@ -1,0 +1,42 @@
+// The shape of a merged checkpoint (issue 6, docs/design.md §3 "Merging into a base"):
+// the compiled GPU's layers in front of a Qwen3.5 base's, on a residual widened from the
+// base's d dims to D = d + G (the GPU's G dims after the base's), with the GPU's tokens
+// after the base's vocabulary. Pure arithmetic on the two configs; the writer streams the
+// tensors it describes.
+#pragma once
+
+#include <string>
+
+#include "engine/config.h"
+
+namespace qgpu::merge {
+
+struct MergePlan {
+  engine::Config merged;      // the config the merged checkpoint's config.json holds
+  int base_hidden = 0;        // d: residual dims [0, d) are the base's
+  int gpu_hidden = 0;         // G: [d, d + G) are the GPU's
+  int base_vocab = 0;         // the GPU's token id t is base_vocab + t in the merged model
+  int gpu_vocab = 0;
+  int gpu_layers = 0;         // merged layers [0, gpu_layers) are the GPU's; base layer il
+                              // is merged layer gpu_layers + il
+  bool untied = false;        // the base ties its head: the merged head is its own tensor
+  // The base's main norms (input, post-attention, final) over D instead of d: their
+  // multipliers 1 + w scaled by sqrt(d / D), the GPU's by sqrt(G / D), restore each part's
+  // own RMS (the other part's dims are +0 at its positions). rms_norm_eps stays: it is
+  // also the gated norm's and q/k norms' (per head, untouched by D), and the base's main
+  // norms then see eps * D / d, the GPU's eps * D / G (see docs/design.md for the choice).
+  double base_norm_scale = 1, gpu_norm_scale = 1;
+};
+
+// Plans the merge of the GPU (gpu: lift::machine_config()) into base; `where` names the
+// base's config.json in errors. Every head shape, the conv width and the rotary settings
+// must be equal (the GPU's layers are built for Qwen3.5-2B's: 0.8B and 2B match, 4B and 9B
+// have 32 value heads); a difference is one Error naming the key, both values and what to
+// do. The MLP width is the larger of the two (the other's units padded with zero rows).
+MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, const std::string& where);
+
+// A zero-centred norm weight w of a part whose RMS is taken over a scale^2 share of the
+// merged residual: the w' with 1 + w' = (1 + w) * scale, in double, rounded once to f32.
+float compensate_norm_weight(float w, double scale);
+
+}  // namespace qgpu::merge
