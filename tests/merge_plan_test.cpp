@@ -1,16 +1,27 @@
 // The merged checkpoint's shape (merge::plan_merge, issue 6): Qwen3.5-2B and -0.8B take
-// the compiled GPU; bases with other head shapes get one error naming the key; and the
-// norm compensation restores each part's RMSNorm over the widened residual.
+// the compiled GPU; bases with other head shapes get one error naming the key; the norm
+// compensation restores each part's RMSNorm over the widened residual; and a tiny base
+// widened tensor by tensor (merge::widen_base_tensor) keeps its logits.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <vector>
 
 #include "base/error.h"
+#include "engine/forward.h"
+#include "engine/model.h"
 #include "engine/ops.h"
+#include "engine/safetensors.h"
+#include "engine/state.h"
+#include "engine/tiny_model.h"
 #include "lift/machine_model.h"
 #include "merge/plan.h"
+#include "merge/widen.h"
+#include "test_util.h"
 
 namespace qgpu {
 namespace {
@@ -91,6 +102,95 @@ TEST(MergePlan, CompensatedNormsRestoreEachPartsRms) {
     for (int i = 0; i < d; ++i) ASSERT_NEAR(y_merged[i], y[i], 4e-6f * std::abs(y[i]) + 1e-30f) << d << " " << i;
     for (int i = d; i < d + G; ++i) ASSERT_EQ(y_merged[i], 0.0f);
   }
+}
+
+std::vector<float> all_logits(const std::string& dir, const std::vector<int32_t>& tokens) {
+  engine::Model m = engine::load_model(dir, engine::DType::f32);
+  engine::Runtime rt(m, {.threads = 1, .matmul = engine::MatmulPath::reference});
+  engine::State s = engine::make_state(m.config);
+  std::vector<float> logits;
+  rt.forward(s, tokens, logits, true);
+  return logits;
+}
+
+// KL(base || widened) per position over the base's vocabulary, the largest.
+double max_kl(const std::vector<float>& base, const std::vector<float>& wide, int64_t V, int64_t wide_V, size_t T,
+              int& agree) {
+  double worst = 0;
+  agree = 0;
+  for (size_t t = 0; t < T; ++t) {
+    const float* a = &base[t * V];
+    const float* b = &wide[t * wide_V];
+    const double ma = *std::max_element(a, a + V), mb = *std::max_element(b, b + V);
+    double za = 0, zb = 0;
+    for (int64_t i = 0; i < V; ++i) za += std::exp(a[i] - ma), zb += std::exp(b[i] - mb);
+    double kl = 0;
+    for (int64_t i = 0; i < V; ++i)
+      kl += std::exp(a[i] - ma) / za * ((a[i] - ma - std::log(za)) - (b[i] - mb - std::log(zb)));
+    worst = std::max(worst, kl);
+    agree += std::max_element(a, a + V) - a == std::max_element(b, b + V) - b;
+  }
+  return worst;
+}
+
+// A tiny base (tied, in the multimodal wrapper's layout: its vision and MTP tensors are
+// left out) widened by 243 +0 dims and 4 +0 MLP units, as a merge does with no GPU layers
+// in front: the same greedy tokens and a KL at f32's rounding floor (this model's reference
+// and fast matmuls differ by a KL of ~1e-9) with eps tiny. With Qwen's eps 1e-6 the main
+// norms see eps * D / d: on this random model, whose residual is small, that costs ~1e-5
+// (docs/design.md); the base's other norms are untouched.
+TEST(MergePlan, WideningATinyBaseKeepsItsLogits) {
+  test_util::TempDir tmp;
+  engine::TinySpec spec;
+  spec.layers = "LLLF";
+  spec.multimodal_wrapper = true;
+  engine::write_tiny_model(tmp / "base", spec);
+  engine::Config base = engine::load_config(tmp / "base");
+  base.rms_norm_eps = 1e-12;
+  base.model_type = "qwen3_5_text";
+  std::ofstream(tmp / "base/config.json") << engine::config_to_json(base).dump(2);  // now a text config
+  engine::Config gpu = base;  // a GPU of 243 dims and no layers: the widening alone
+  gpu.hidden_size = 243;
+  gpu.num_hidden_layers = 0;
+  gpu.layer_types.clear();
+  gpu.vocab_size = 0;
+  gpu.intermediate_size = base.intermediate_size + 4;
+  const merge::MergePlan p = merge::plan_merge(base, gpu, "base/config.json");
+
+  engine::SafetensorsDir dir = engine::load_safetensors_dir(tmp / "base");
+  std::vector<engine::TensorData> out;
+  auto add = [&](const std::string& name, const engine::TensorView& v) {
+    std::optional<merge::MergedTensor> t = merge::widen_base_tensor(p, name, v);
+    if (!t) return;
+    engine::TensorData d{t->name, engine::DType::f32, t->shape, {}};
+    d.bytes.resize(t->values.size() * 4);
+    std::memcpy(d.bytes.data(), t->values.data(), d.bytes.size());
+    out.push_back(std::move(d));
+  };
+  int skipped = 0;
+  for (const auto& [name, v] : dir.by_name) {
+    skipped += !merge::widen_base_tensor(p, name, *v).has_value();
+    add(name, *v);
+  }
+  EXPECT_EQ(skipped, 2);  // model.visual.*, mtp.*
+  ASSERT_TRUE(p.untied);
+  add("lm_head.weight", *dir.find("model.language_model.embed_tokens.weight"));
+  std::filesystem::create_directories(tmp / "wide");
+  std::vector<engine::TensorView> views;
+  for (const engine::TensorData& t : out) views.push_back(t.view());
+  engine::write_safetensors_dir(tmp / "wide", views);
+  std::ofstream(tmp / "wide/config.json") << engine::config_to_json(p.merged).dump(2);
+  std::filesystem::copy_file(tmp / "base/tokenizer.json", tmp / "wide/tokenizer.json");
+
+  std::vector<int32_t> tokens;
+  std::mt19937 rng(1);
+  for (int i = 0; i < 48; ++i) tokens.push_back(static_cast<int32_t>(rng() % base.vocab_size));
+  int agree = 0;
+  const double kl = max_kl(all_logits(tmp / "base", tokens), all_logits(tmp / "wide", tokens), base.vocab_size,
+                           p.merged.vocab_size, tokens.size(), agree);
+  EXPECT_LT(kl, 1e-7) << "largest KL(base || widened)";
+  RecordProperty("max_kl", fmt::format("{:.3g}", kl));
+  EXPECT_EQ(agree, std::ssize(tokens));
 }
 
 }  // namespace
