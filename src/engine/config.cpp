@@ -150,6 +150,21 @@ Config parse_config(const json& top, const std::string& where) {
   if (!dtype.empty()) c.dtype = dtype;
   read_eos(*j, c);
   if (c.eos_token_id.empty()) read_eos(top, c);
+  if (top.contains("qgpu")) {
+    const json& q = top["qgpu"];
+    if (!q.is_object()) fail("{}: \"qgpu\" must be an object (where the compiled GPU sits)", where);
+    GpuPlacement g;
+    g.token_offset = get_int(q, "token_offset", where);
+    g.hidden_offset = get_int(q, "hidden_offset", where);
+    g.layers = get_int(q, "layers", where);
+    g.construction = q.value("construction", std::string{});
+    if (g.token_offset < 0 || g.token_offset >= c.vocab_size || g.hidden_offset < 0 || g.hidden_offset >= c.hidden_size ||
+        g.layers <= 0 || g.layers > c.num_hidden_layers)
+      fail("{}: \"qgpu\" places the GPU at token {}, dim {}, {} layers: outside vocab_size {}, hidden_size {}, "
+           "{} layers; the file was edited or is not qgpu's",
+           where, g.token_offset, g.hidden_offset, g.layers, c.vocab_size, c.hidden_size, c.num_hidden_layers);
+    c.qgpu = g;
+  }
   validate(c, where);
   return c;
 }
@@ -196,6 +211,9 @@ json config_to_json(const Config& c) {
       {"dtype", c.dtype},
       {"use_cache", true},
   };
+  if (c.qgpu)
+    j["qgpu"] = {{"token_offset", c.qgpu->token_offset}, {"hidden_offset", c.qgpu->hidden_offset},
+                 {"layers", c.qgpu->layers}, {"construction", c.qgpu->construction}};
   if (!c.eos_token_id.empty())
     j["eos_token_id"] = c.eos_token_id.size() == 1 ? json(c.eos_token_id[0]) : json(c.eos_token_id);
   return j;

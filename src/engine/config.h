@@ -8,10 +8,22 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace qgpu::engine {
+
+// Where the compiled GPU sits in a merged checkpoint (config.json's "qgpu" object, which
+// transformers keeps as an attribute and llama.cpp never reads): its tokens from
+// token_offset, its residual dims from hidden_offset, its layers first. A GPU-only model
+// has none (offsets 0).
+struct GpuPlacement {
+  int token_offset = 0;
+  int hidden_offset = 0;
+  int layers = 0;
+  std::string construction;  // lift::construction_fingerprint() of the build
+};
 
 struct Config {
   std::string model_type = "qwen3_5_text";  // of the file we read (the wrapper says qwen3_5)
@@ -36,6 +48,7 @@ struct Config {
   std::string dtype = "bfloat16";        // torch dtype the checkpoint was saved in
   std::vector<int> eos_token_id;
   int max_position_embeddings = 262144;
+  std::optional<GpuPlacement> qgpu;      // a merged checkpoint's GPU
 
   bool is_linear(int il) const { return layer_types[il] == "linear_attention"; }
   int rotary_dim() const { return static_cast<int>(head_dim * partial_rotary_factor); }

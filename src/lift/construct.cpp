@@ -15,7 +15,8 @@ namespace qgpu::lift {
 float Net::rms_at(int sublayer) const {
   CHECK(sublayer >= 0 && sublayer < static_cast<int>(hots.size()));
   // As RMSNorm computes it, eps included: then 1 + w = rms * hot gives hot to f32's last bits.
-  return static_cast<float>(std::sqrt(double(hots[sublayer]) / b.config.hidden_size + b.config.rms_norm_eps));
+  const int width = norm_width > 0 ? norm_width : b.config.hidden_size;
+  return static_cast<float>(std::sqrt(double(hots[sublayer]) / width + b.config.rms_norm_eps));
 }
 
 float Net::hot_at(int sublayer) const { return std::exp2(std::round(std::log2(1.0f / rms_at(sublayer)))); }

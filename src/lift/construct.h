@@ -41,6 +41,9 @@ struct Net {
   // 2 il + 1 its MLP (machine_hots()).
   std::vector<int> hots;
   std::vector<int> mlp_units = std::vector<int>(64, 0);  // per layer: rule units used so far
+  // The width RMSNorm averages over: the hidden size, or a merged model's wider residual
+  // (the machine's dims plus a base's, +0 at the machine's tokens).
+  int norm_width = 0;
 
   float rms_at(int sublayer) const;
   // What a hot entry is after the sublayer's RMSNorm: the power of two nearest 1 / rms.

@@ -272,10 +272,11 @@ engine::Config machine_config() {
   return c;
 }
 
-Builder build_machine() {
+Builder build_machine(int norm_width) {
   Builder b(machine_config());
   Layout l = machine_layout();
   Net n{b, l, machine_hots()};
+  n.norm_width = norm_width;
   n.set_norms();
   build_embedding(n);
   build_image(n);

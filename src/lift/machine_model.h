@@ -134,8 +134,11 @@ engine::Config machine_config();
 // sublayer adds): 2 il is layer il's mixer, 2 il + 1 its MLP, the last the final norm's.
 // The residual's rms there is sqrt(hots / hidden_size).
 std::vector<int> machine_hots();
-// All weights of the machine.
-Builder build_machine();
+// All weights of the machine. norm_width: the residual width its RMSNorms average over
+// when it is merged into a base (the base's dims are +0 at the machine's tokens); every
+// norm weight and every weight after a norm follow from it, so the machine is as exact
+// there as alone. 0: its own hidden size.
+Builder build_machine(int norm_width = 0);
 // A tokenizer.json naming every machine token (WordLevel; the host feeds ids).
 std::string machine_tokenizer_json();
 // Writes the GPU-only model as a HF directory.
