@@ -136,9 +136,9 @@ double max_kl(const std::vector<float>& base, const std::vector<float>& wide, in
 // A tiny base (tied, in the multimodal wrapper's layout: its vision and MTP tensors are
 // left out) widened by 243 +0 dims and 4 +0 MLP units, as a merge does with no GPU layers
 // in front: the same greedy tokens and a KL at f32's rounding floor (this model's reference
-// and fast matmuls differ by a KL of ~1e-9) with eps tiny. With Qwen's eps 1e-6 the main
-// norms see eps * D / d: on this random model, whose residual is small, that costs ~1e-5
-// (docs/design.md); the base's other norms are untouched.
+// and fast matmuls differ by a KL of ~1e-9), with the config's eps: the residual scale
+// sqrt(D / d) on what writes the residual gives the main norms exactly their own eps. Without
+// it (eps * D / d) this random model, whose residual is small, is ~1e-5 off.
 TEST(MergePlan, WideningATinyBaseKeepsItsLogits) {
   test_util::TempDir tmp;
   engine::TinySpec spec;
@@ -146,7 +146,6 @@ TEST(MergePlan, WideningATinyBaseKeepsItsLogits) {
   spec.multimodal_wrapper = true;
   engine::write_tiny_model(tmp / "base", spec);
   engine::Config base = engine::load_config(tmp / "base");
-  base.rms_norm_eps = 1e-12;
   base.model_type = "qwen3_5_text";
   std::ofstream(tmp / "base/config.json") << engine::config_to_json(base).dump(2);  // now a text config
   engine::Config gpu = base;  // a GPU of 243 dims and no layers: the widening alone

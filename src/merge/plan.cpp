@@ -47,6 +47,7 @@ MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, cons
   p.untied = base.tie_word_embeddings;
   p.base_norm_scale = std::sqrt(static_cast<double>(base.hidden_size) / static_cast<double>(D));
   p.gpu_norm_scale = std::sqrt(static_cast<double>(gpu.hidden_size) / static_cast<double>(D));
+  p.base_residual_scale = residual_scale(p, true);
 
   engine::Config& m = p.merged;
   m = base;
@@ -59,6 +60,11 @@ MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, cons
   m.layer_types.insert(m.layer_types.end(), base.layer_types.begin(), base.layer_types.end());
   m.tie_word_embeddings = false;
   return p;
+}
+
+double residual_scale(const MergePlan& p, bool exact) {
+  const double s = 1.0 / p.base_norm_scale;  // sqrt(D / d)
+  return exact ? s : std::exp2(std::round(std::log2(s)));
 }
 
 float compensate_norm_weight(float w, double scale) {

@@ -26,6 +26,14 @@ struct MergePlan {
   // also the gated norm's and q/k norms' (per head, untouched by D), and the base's main
   // norms then see eps * D / d, the GPU's eps * D / G (see docs/design.md for the choice).
   double base_norm_scale = 1, gpu_norm_scale = 1;
+  // Every base weight that writes the residual (the embedding, o_proj, out_proj, down_proj;
+  // not the head) is multiplied by this: with s = sqrt(D / d) the base's main norms see
+  // exactly their own eps (RMSNorm over D of s x, x on d dims, is RMSNorm over d of x with
+  // eps, times sqrt(D / d), which the compensated multiplier takes back), so the base's
+  // text is exact in real arithmetic; the gated and q/k norms, downstream, are untouched.
+  // plan_merge sets sqrt(D / d); exact_residual_scale(false) the power of two nearest it,
+  // which leaves bf16 and f16 weights bit-exact (its eps then off by D / (d s^2), in [0.5, 2]).
+  double base_residual_scale = 1;
 };
 
 // Plans the merge of the GPU (gpu: lift::machine_config()) into base; `where` names the
@@ -34,6 +42,9 @@ struct MergePlan {
 // have 32 value heads); a difference is one Error naming the key, both values and what to
 // do. The MLP width is the larger of the two (the other's units padded with zero rows).
 MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, const std::string& where);
+
+// sqrt(D / d), or (exact false) the power of two nearest it.
+double residual_scale(const MergePlan& p, bool exact);
 
 // A zero-centred norm weight w of a part whose RMS is taken over a scale^2 share of the
 // merged residual: the w' with 1 + w' = (1 + w) * scale, in double, rounded once to f32.
