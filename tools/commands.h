@@ -18,6 +18,8 @@ void add_generate_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_tiny_model_command(CLI::App& app);
 void add_compile_model_command(CLI::App& app);
+void add_build_command(CLI::App& app);
+void add_check_command(CLI::App& app);
 
 // "X" or "X,Y" (the --grid / --block syntax) into two positive integers; throws Error.
 std::pair<int, int> parse_dims(const std::string& text, const char* what);

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   qgpu::add_convert_command(app);
   qgpu::add_tiny_model_command(app);
   qgpu::add_compile_model_command(app);
+  qgpu::add_build_command(app);
+  qgpu::add_check_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

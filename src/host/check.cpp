@@ -371,9 +371,13 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
   std::vector<float> after1, after2, lanes, operands, sched;
   std::vector<std::vector<float>> mul(3);
   engine::TraceFn user = options.trace;
+  // In a merged checkpoint the GPU's residual dims and tokens sit after the base's.
+  const int dims_at = m.config.qgpu ? m.config.qgpu->hidden_offset : 0;
+  const int tokens_at = m.config.qgpu ? m.config.qgpu->token_offset : 0;
   options.trace = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
     if (user) user(name, il, pos, v);
     if (std::string_view(name) != "layer_out") return;
+    v = v.subspan(static_cast<size_t>(dims_at));
     if (il == lift::kRomLayer) after1.assign(v.begin(), v.end());
     if (il == lift::kRegisterLayer) after2.assign(v.begin(), v.end());
     if (il == lift::kSchedLayer) lanes.assign(v.begin(), v.end());
@@ -389,7 +393,7 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
   for (size_t i = 0; i < prompt.size() + records.size(); ++i) {
     const Rec& r = i < prompt.size() ? prompt[i] : records[i - prompt.size()];
     apply(st, r);
-    int32_t id = token_id(r);
+    int32_t id = token_id(r) + tokens_at;
     rt.forward(s, std::span(&id, 1), logits);
     Found d = compare_state(m, s, st);
     if (!d) d = compare_fetch(l, st, after1);
@@ -410,7 +414,7 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
       report.gap = lift::generation_gap(code, st.launch);
     }
     if (!d && st.phase == Phase::kRunning && i + 1 >= prompt.size() && !report.gap) {
-      d = compare_emitted(st, logits);
+      d = compare_emitted(st, std::span<const float>(logits).subspan(static_cast<size_t>(tokens_at)));
       ++report.emitted;
     }
     report.tokens = static_cast<int64_t>(i) + 1;

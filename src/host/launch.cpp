@@ -46,16 +46,19 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
                          int64_t max_records) {
   engine::Runtime rt(m, options);
   engine::State s = engine::make_state(m.config);
+  // In a merged checkpoint the GPU's tokens sit after the base's: the host feeds and
+  // chooses among those alone (the base's text tokens are masked).
+  const int32_t at = m.config.qgpu ? m.config.qgpu->token_offset : 0;
   std::vector<int32_t> ids;
-  for (const Rec& r : prompt) ids.push_back(token_id(r));
+  for (const Rec& r : prompt) ids.push_back(token_id(r) + at);
   std::vector<float> logits;
   rt.forward(s, ids, logits);
   ModelRun out;
   out.trace.prompt.assign(prompt.begin(), prompt.end());
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    const int32_t id = greedy(logits);
-    const Rec r = decode_token(id);
+    const int32_t id = greedy(std::span<const float>(logits).subspan(static_cast<size_t>(at))) + at;
+    const Rec r = decode_token(id - at);
     const int64_t n = static_cast<int64_t>(out.trace.records.size());
     if (!is_record(r.kind))
       throw Error(fmt::format("the model emitted '{}' as record {}: not an execution record (a divergence; "

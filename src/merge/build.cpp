@@ -1,0 +1,317 @@
+#include "merge/build.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "base/mapped_file.h"
+#include "engine/config.h"
+#include "engine/safetensors.h"
+#include "gpu/vocab.h"
+#include "lift/builder.h"
+#include "lift/machine_model.h"
+#include "merge/widen.h"
+
+namespace qgpu::merge {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+// One GPU tensor (held sparse by the Builder) inside its merged tensor: its rows from
+// row_off, its columns from col_off, +0 around it; entries sorted by flat index so a chunk
+// of rows finds its own with a binary search.
+struct GpuPart {
+  const lift::Builder::Tensor* t = nullptr;
+  int64_t row_off = 0, col_off = 0;
+  std::vector<std::pair<int64_t, float>> entries;
+
+  GpuPart(const lift::Builder::Tensor& tensor, int64_t r, int64_t c) : t(&tensor), row_off(r), col_off(c) {
+    entries.assign(tensor.set.begin(), tensor.set.end());
+    std::sort(entries.begin(), entries.end());
+  }
+  int64_t rows() const { return t->shape[0]; }
+  int64_t cols() const { return t->numel() / std::max<int64_t>(1, t->shape[0]); }
+  // Merged rows [row0, row0 + n) of out_cols each: this part's rows in that range.
+  void fill(int64_t row0, int64_t n, int64_t out_cols, float* out) const {
+    const int64_t first = std::max(row0, row_off), last = std::min(row0 + n, row_off + rows());
+    if (first >= last) return;
+    const int64_t c = cols();
+    for (int64_t r = first; r < last; ++r) std::fill_n(out + (r - row0) * out_cols + col_off, c, t->fill);
+    auto it = std::lower_bound(entries.begin(), entries.end(), std::pair{(first - row_off) * c, -INFINITY});
+    for (; it != entries.end() && it->first < (last - row_off) * c; ++it) {
+      const int64_t r = it->first / c + row_off, col = it->first % c + col_off;
+      out[(r - row0) * out_cols + col] = it->second;
+    }
+  }
+};
+
+// Where a GPU tensor of this role sits in the merged one, and the merged shape.
+GpuPart place_gpu(const MergePlan& p, const std::string& name, const lift::Builder::Tensor& t,
+                  std::vector<int64_t>& shape) {
+  const int64_t d = p.base_hidden, D = p.merged.hidden_size, I = p.merged.intermediate_size;
+  shape = t.shape;
+  switch (tensor_role(name)) {
+    case Role::vocab: shape = {p.merged.vocab_size, D}; return GpuPart(t, p.base_vocab, d);
+    case Role::reader: shape[1] = D; return GpuPart(t, 0, d);
+    case Role::mlp_in: shape = {I, D}; return GpuPart(t, 0, d);
+    case Role::writer: shape[0] = D; return GpuPart(t, d, 0);
+    case Role::mlp_out: shape = {D, I}; return GpuPart(t, d, 0);
+    case Role::main_norm: shape = {D}; return GpuPart(t, d, 0);
+    case Role::other: return GpuPart(t, 0, 0);
+  }
+  return GpuPart(t, 0, 0);
+}
+
+// A merged tensor as the writer streams it: its GPU part and its base part (either may be
+// absent), each filling its own rows and columns of a zeroed chunk.
+struct Source {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::optional<GpuPart> gpu;
+  std::optional<RowSource> base;
+  int64_t rows() const { return shape[0]; }
+  int64_t cols() const {
+    int64_t c = 1;
+    for (size_t i = 1; i < shape.size(); ++i) c *= shape[i];
+    return c;
+  }
+};
+
+// 1-D tensors (norms, A_log, dt_bias) stay f32 as the official checkpoints keep A_log and
+// llama.cpp keeps every norm: a compensated norm multiplier rounded to bf16 would be up to
+// 0.4% off, and the GPU's norms are exact only to f32's last bits.
+engine::DType stored_as(const Source& s, engine::DType dtype) { return s.shape.size() == 1 ? engine::DType::f32 : dtype; }
+
+void encode(engine::DType t, const float* x, size_t n, std::vector<uint8_t>& bytes) {
+  bytes.resize(n * engine::dtype_size(t));
+  if (t == engine::DType::f32) {
+    std::memcpy(bytes.data(), x, n * 4);
+    return;
+  }
+  auto* h = reinterpret_cast<uint16_t*>(bytes.data());
+  for (size_t i = 0; i < n; ++i) h[i] = t == engine::DType::bf16 ? engine::f32_to_bf16(x[i]) : engine::f32_to_f16(x[i]);
+}
+
+json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) fail("{}: cannot read", path.string());
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded()) fail("{}: not valid JSON", path.string());
+  return j;
+}
+
+void write_json(const fs::path& path, const json& j) {
+  write_file_atomic(path.string(), [&](std::ostream& o) { o << j.dump(2) << "\n"; });
+}
+
+// tokenizer.json (and tokenizer_config.json's added_tokens_decoder, which transformers
+// also reads) with every GPU token added as a special token at base_vocab + t.
+int add_gpu_tokens(const fs::path& base, const fs::path& out, const MergePlan& p) {
+  json tok = read_json(base / "tokenizer.json");
+  if (!tok.contains("added_tokens")) tok["added_tokens"] = json::array();
+  if (!tok["added_tokens"].is_array()) fail("{}: added_tokens is not an array", (base / "tokenizer.json").string());
+  for (const json& a : tok["added_tokens"])
+    if (a.value("id", -1) >= p.base_vocab)
+      fail("{}: added token {} has id {}, at or past the base's vocab_size {} where the GPU's tokens go",
+           (base / "tokenizer.json").string(), a.value("content", std::string{}), a.value("id", -1), p.base_vocab);
+  const int n = vocab_size();
+  json config;
+  const bool has_config = fs::exists(base / "tokenizer_config.json");
+  if (has_config) config = read_json(base / "tokenizer_config.json");
+  for (int t = 0; t < n; ++t) {
+    const std::string text = gpu_token_text(t);
+    tok["added_tokens"].push_back({{"id", p.base_vocab + t}, {"content", text}, {"single_word", false},
+                                   {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}});
+    if (has_config && config.contains("added_tokens_decoder"))
+      config["added_tokens_decoder"][std::to_string(p.base_vocab + t)] = {
+          {"content", text}, {"lstrip", false}, {"normalized", false}, {"rstrip", false}, {"single_word", false},
+          {"special", true}};
+  }
+  write_json(out / "tokenizer.json", tok);
+  if (has_config) write_json(out / "tokenizer_config.json", config);
+  return n;
+}
+
+std::string model_card(const std::string& base_dir, const BuildReport& r) {
+  const MergePlan& p = r.plan;
+  return fmt::format(
+      "---\nlicense: apache-2.0\nbase_model: {}\ntags:\n- qwen3_5\n- qgpu\n---\n\n"
+      "# {} with a compiled GPU\n\n"
+      "This checkpoint is a Qwen3.5 model with qgpu's GPU compiled into its weights: {} extra layers in front "
+      "of the base's {}, whose weights a compiler computed (nothing was trained). They run CUDA kernels, a "
+      "token per execution record, and hold the machine's state in their DeltaNet states.\n\n"
+      "- Residual: the base's {} dims, then the GPU's {} (hidden_size {}); the base's main norms are "
+      "rescaled so its text behaviour is unchanged.\n"
+      "- Vocabulary: the base's {} tokens, then the GPU's {} as special tokens `<|gpu:...|>` (vocab_size {}).\n"
+      "- config.json's `qgpu` object says where the GPU sits; any Qwen3.5 loader ignores it.\n"
+      "- Launches run as their own sequence (a launch inside a conversation would see the text's tokens).\n\n"
+      "Run a kernel on it: `qgpu run KERNEL.cu --engine model --model DIR`. Compare its text with the base's: "
+      "`qgpu check BASE_DIR DIR`.\n\n"
+      "## Licence\n\nThe weights are derived from Qwen3.5 and inherit its licence, Apache-2.0 (see the base "
+      "model's card). qgpu's code, which computed the GPU's weights and merged them, is MIT-licensed.\n",
+      base_dir, fs::path(base_dir).filename().string(), p.gpu_layers, p.merged.num_hidden_layers - p.gpu_layers,
+      p.base_hidden, p.gpu_hidden, p.merged.hidden_size, p.base_vocab, p.gpu_vocab, p.merged.vocab_size);
+}
+
+// Moves tmp into place as out: the old output (if any) is moved aside first and removed
+// last, so at every moment one complete checkpoint exists under out or beside it.
+void replace_dir(const fs::path& tmp, const fs::path& out) {
+  std::error_code ec;
+  const fs::path old = out.string() + fmt::format(".old-{}", getpid());
+  const bool had = fs::exists(out);
+  if (had) {
+    fs::rename(out, old, ec);
+    if (ec) fail("{}: cannot move the previous output aside ({}); the new build is in {}", out.string(), ec.message(), tmp.string());
+  }
+  fs::rename(tmp, out, ec);
+  if (ec) fail("{}: cannot move the build into place ({}); it is in {}", out.string(), ec.message(), tmp.string());
+  if (had) fs::remove_all(old, ec);
+}
+
+}  // namespace
+
+std::string gpu_token_text(int t) { return "<|gpu:" + record_text(decode_token(t)) + "|>"; }
+
+BuildReport build_merged(const std::string& base_dir, const std::string& out_dir, const BuildOptions& o) {
+  auto say = [&](const std::string& s) {
+    if (o.say) o.say(s);
+  };
+  const fs::path base(base_dir), out(out_dir);
+  const engine::Config base_config = engine::load_config(base_dir);
+  BuildReport r;
+  r.multimodal = base_config.model_type == "qwen3_5";
+  r.plan = plan_merge(base_config, lift::machine_config(), (base / "config.json").string());
+  MergePlan& p = r.plan;
+  engine::SafetensorsDir weights = engine::load_safetensors_dir(base_dir);
+  const std::string embed_name = weights.find("model.language_model.embed_tokens.weight")
+                                     ? "model.language_model.embed_tokens.weight" : "model.embed_tokens.weight";
+  const engine::TensorView* embed = weights.find(embed_name);
+  if (!embed) fail("{}: no {} tensor; is it a Qwen3.5 checkpoint?", base_dir, embed_name);
+  r.dtype = o.dtype.value_or(embed->dtype);
+  // f32: the exact scale (rounded once per weight); bf16 and f16: a power of two, so the
+  // base's weights keep their bits (docs/design.md §3).
+  p.base_residual_scale = residual_scale(p, r.dtype == engine::DType::f32);
+  p.merged.dtype = engine::torch_dtype_name(r.dtype);
+  p.merged.qgpu = engine::GpuPlacement{p.base_vocab, p.base_hidden, p.gpu_layers, lift::construction_fingerprint()};
+  say(fmt::format("base {}: {} layers, hidden {}, vocabulary {}{}", base_dir, base_config.num_hidden_layers,
+                  p.base_hidden, p.base_vocab, r.multimodal ? " (multimodal: its text model is kept, the vision "
+                                                              "tower and MTP head are left out)" : ""));
+
+  say(fmt::format("compiling the GPU's {} layers for a {}-wide residual", p.gpu_layers, p.merged.hidden_size));
+  const lift::Builder gpu = lift::build_machine(p.merged.hidden_size);
+
+  // The merged tensors: the GPU's layers first, then the base's; embedding, final norm and
+  // head hold both parts.
+  std::map<std::string, Source> sources;
+  for (const auto& [name, t] : gpu.tensors) {
+    Source s{name, {}, std::nullopt, std::nullopt};
+    s.gpu = place_gpu(p, name, t, s.shape);
+    sources.emplace(name, std::move(s));
+  }
+  const bool tied = base_config.tie_word_embeddings;
+  for (const auto& [name, view] : weights.by_name) {
+    if (tied && name == "lm_head.weight") continue;  // a saved copy of the tie: the embedding is the head
+    std::optional<RowSource> w = widen_base_rows(p, name, *view);
+    if (!w) continue;
+    auto it = sources.find(w->name);
+    if (it == sources.end()) {
+      const std::string key = w->name;
+      std::vector<int64_t> shape = w->shape;
+      sources.emplace(key, Source{key, std::move(shape), std::nullopt, std::move(*w)});
+    } else {
+      // Shared: the embedding and head (the base's rows, then the GPU's) and the final norm.
+      const bool rows_only = tensor_role(w->name) == Role::vocab;
+      if (rows_only ? it->second.cols() != w->cols() : it->second.shape != w->shape)
+        fail("{}: tensor {} does not fit the merged shape", base_dir, name);
+      it->second.base = std::move(*w);
+    }
+  }
+  if (tied) {
+    std::optional<RowSource> head = widen_base_rows(p, "lm_head.weight", *embed);
+    sources.at("lm_head.weight").base = std::move(*head);
+  }
+  for (const auto& [name, s] : sources)
+    if (!s.base && !name.starts_with("model.layers.") && name != "lm_head.weight")
+      fail("{}: the base has no tensor for the merged {}; is it a complete Qwen3.5 checkpoint?", base_dir, name);
+
+  // Write order: embedding, layers by index, final norm, head (as transformers saves).
+  auto order = [&](const std::string& n) -> std::pair<int64_t, std::string> {
+    if (n.ends_with("embed_tokens.weight")) return {-1, n};
+    if (n.starts_with("model.layers.")) return {std::stoll(n.substr(13)), n};
+    return {1 << 30, n};
+  };
+  std::vector<const Source*> list;
+  for (const auto& [name, s] : sources) list.push_back(&s);
+  std::sort(list.begin(), list.end(), [&](const Source* a, const Source* b) { return order(a->name) < order(b->name); });
+  int64_t total = 0;
+  for (const Source* s : list) {
+    r.parameters += s->rows() * s->cols();
+    total += s->rows() * s->cols() * static_cast<int64_t>(engine::dtype_size(stored_as(*s, r.dtype)));
+  }
+  r.bytes = total;
+
+  const fs::path tmp = out.string() + fmt::format(".tmp-{}", getpid());
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp, ec);
+  if (ec) fail("{}: cannot create the output's temporary directory ({})", tmp.string(), ec.message());
+  say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}", list.size(), r.parameters / 1e9,
+                  total / 1e9, engine::dtype_name(r.dtype), out.string()));
+  int64_t done = 0;
+  std::vector<engine::TensorView> views;
+  for (const Source* s : list) {
+    const engine::DType as = stored_as(*s, r.dtype);
+    engine::TensorView v{s->name, as, s->shape, nullptr};
+    v.produce = [s, as, &done, total, &o](std::ostream& os) {
+      const int64_t cols = s->cols(), step = std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, cols));
+      std::vector<float> chunk;
+      std::vector<uint8_t> bytes;
+      for (int64_t r0 = 0; r0 < s->rows(); r0 += step) {
+        const int64_t n = std::min(step, s->rows() - r0);
+        chunk.assign(static_cast<size_t>(n * cols), 0.0f);
+        // The base's rows come first in every shared tensor; each part fills its own columns.
+        if (s->base && r0 < s->base->rows()) s->base->fill(r0, std::min(n, s->base->rows() - r0), chunk.data());
+        if (s->gpu) s->gpu->fill(r0, n, cols, chunk.data());
+        encode(as, chunk.data(), chunk.size(), bytes);
+        os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        done += static_cast<int64_t>(bytes.size());
+        if (o.progress) o.progress(done, total);
+      }
+    };
+    views.push_back(std::move(v));
+  }
+  engine::write_safetensors_dir(tmp.string(), views, o.max_shard_bytes);
+
+  write_json(tmp / "config.json", engine::config_to_json(p.merged));
+  r.gpu_tokens = add_gpu_tokens(base, tmp, p);
+  // Copied as they are: generation settings, the chat template, the slow tokenizer's files.
+  for (const char* f : {"generation_config.json", "chat_template.jinja", "special_tokens_map.json", "vocab.json",
+                        "merges.txt", "LICENSE"})
+    if (fs::exists(base / f)) {
+      fs::copy_file(base / f, tmp / f, fs::copy_options::overwrite_existing, ec);
+      if (ec) fail("{}: cannot copy into the output ({})", (base / f).string(), ec.message());
+    }
+  if (!fs::exists(tmp / "generation_config.json")) {
+    json g = {{"bos_token_id", nullptr}, {"do_sample", false}};
+    if (!p.merged.eos_token_id.empty()) g["eos_token_id"] = p.merged.eos_token_id;
+    write_json(tmp / "generation_config.json", g);
+  }
+  write_file_atomic((tmp / "README.md").string(), [&](std::ostream& os) { os << model_card(base_dir, r); });
+  replace_dir(tmp, out);
+  say(fmt::format("wrote {}: {} layers ({} GPU + {} base), hidden {}, vocabulary {} ({} GPU tokens)", out.string(),
+                  p.merged.num_hidden_layers, p.gpu_layers, p.merged.num_hidden_layers - p.gpu_layers,
+                  p.merged.hidden_size, p.merged.vocab_size, r.gpu_tokens));
+  return r;
+}
+
+}  // namespace qgpu::merge

@@ -1,0 +1,156 @@
+// `qgpu build` (issue 6): the compiled GPU merged into tiny Qwen3.5 bases with the GPU's
+// head shapes (hidden 64, so the residual is widened 123x: a harder case for the norms than
+// Qwen3.5-2B's 4.8x). The merged checkpoint keeps the base's text (f32: KL at the rounding
+// floor, every greedy token; bf16: small) and runs launches exactly (memory read out of its
+// state equals the interpreter's); its tokenizer knows the GPU's tokens; a failed build
+// leaves the previous output; a base the GPU cannot join is one error naming the key.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "compiler/compile.h"
+#include "engine/model.h"
+#include "engine/tiny_model.h"
+#include "engine/tokenizer.h"
+#include "gpu/interp.h"
+#include "gpu/vocab.h"
+#include "host/launch.h"
+#include "merge/build.h"
+#include "merge/check.h"
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A tiny base whose head shapes are the GPU's (Qwen3.5-2B's).
+engine::TinySpec gpu_shaped(const std::string& layers) {
+  engine::TinySpec s;
+  s.layers = layers;
+  s.num_attention_heads = 8;
+  s.num_key_value_heads = 2;
+  s.head_dim = 256;
+  s.linear_num_key_heads = 16;
+  s.linear_num_value_heads = 16;
+  s.linear_key_head_dim = 128;
+  s.linear_value_head_dim = 128;
+  return s;
+}
+
+// vecadd's cases launched on the merged model: memory equals the interpreter's.
+void expect_launches(const engine::Model& m) {
+  const std::string file = std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu";
+  std::ifstream in(file);
+  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CompileOptions o{.file = file};
+  o.launch.grid_x = 3, o.launch.block_x = 4;
+  for (const char* a : {"a=[1,2,3,4,5,6,7,8,9,-2147483647]", "b=[10,20,30,40,50,60,70,80,90,-100]",
+                        "c=[0,0,0,0,0,0,0,0,0,0]", "n=10"})
+    o.args.push_back(parse_kernel_arg(a));
+  CompiledKernel k = compile_cuda(source, o);
+  Trace want = run(k.program, k.program.launch, {});
+  host::ModelRun got = host::generate_launch(m, {.threads = 1, .skip_zero_rows = true},
+                                             encode_image(k.program, k.program.launch), 10000);
+  EXPECT_EQ(got.trace.records, want.records);
+  EXPECT_EQ(got.trace.final.mem, want.final.mem);
+  EXPECT_EQ(got.trace.final.mem_written, want.final.mem_written);
+}
+
+const std::vector<std::string> kPrompts = {"The capital of France is", "def add(a, b):\n    return",
+                                           "1, 2, 3, 4,", "Le chat est", "Once upon a time"};
+
+TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
+  test_util::TempDir tmp;
+  engine::TinySpec spec = gpu_shaped("LF");  // tied, text layout
+  engine::write_tiny_model(tmp / "base", spec);
+  merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.dtype = engine::DType::f32});
+  EXPECT_EQ(r.plan.merged.num_hidden_layers, 15);
+  EXPECT_EQ(r.plan.merged.hidden_size, 64 + 7808);
+  EXPECT_FALSE(r.multimodal);
+
+  // config.json: the text model, layer_types as long as the layers, where the GPU sits.
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(tmp / "merged/config.json"));
+  EXPECT_EQ(c["model_type"], "qwen3_5_text");
+  EXPECT_EQ(c["layer_types"].size(), 15u);
+  EXPECT_EQ(c["layer_types"][14], "full_attention");
+  EXPECT_EQ(c["tie_word_embeddings"], false);
+  EXPECT_EQ(c["qgpu"]["token_offset"], r.plan.base_vocab);
+  EXPECT_EQ(c["qgpu"]["hidden_offset"], 64);
+  for (const char* f : {"README.md", "generation_config.json", "tokenizer.json"}) EXPECT_TRUE(fs::exists(tmp / (std::string("merged/") + f))) << f;
+  EXPECT_FALSE(fs::exists(tmp / ("merged.tmp-" + std::to_string(getpid()))));
+
+  // The tokenizer: the base's text the same ids, every GPU token one special token.
+  const engine::Tokenizer base_tok = engine::load_tokenizer(tmp / "base/tokenizer.json");
+  const engine::Tokenizer tok = engine::load_tokenizer(tmp / "merged/tokenizer.json");
+  EXPECT_EQ(tok.encode(kPrompts[1]), base_tok.encode(kPrompts[1]));
+  for (int t : {0, 1, vocab_size() - 1})
+    EXPECT_EQ(tok.encode(merge::gpu_token_text(t)), std::vector<int32_t>{r.plan.base_vocab + t}) << t;
+  EXPECT_EQ(r.gpu_tokens, vocab_size());
+
+  const engine::Model base = engine::load_model(tmp / "base");
+  const engine::Model merged = engine::load_model(tmp / "merged");
+  const merge::TextCheck t = merge::check_text(base, merged, base_tok, kPrompts, 8, {.threads = 1, .skip_zero_rows = true});
+  EXPECT_LT(t.max_kl, 1e-9) << "largest KL(base || merged), f32";
+  EXPECT_EQ(t.agree, t.compared);
+  EXPECT_EQ(t.compared, 8 * std::ssize(kPrompts));
+  RecordProperty("max_kl", fmt::format("{:.3g}", t.max_kl));
+  expect_launches(merged);
+}
+
+TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
+  test_util::TempDir tmp;
+  engine::TinySpec spec = gpu_shaped("FL");
+  spec.tie_word_embeddings = false;
+  spec.multimodal_wrapper = true;
+  spec.dtype = engine::DType::bf16;
+  spec.max_shard_bytes = 1 << 20;
+  engine::write_tiny_model(tmp / "base", spec);
+  ASSERT_TRUE(fs::exists(tmp / "base/model.safetensors.index.json"));
+  // An earlier output in the way: replaced whole, nothing of it left.
+  fs::create_directories(tmp / "merged");
+  std::ofstream(tmp / "merged/stale.txt") << "old";
+  merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.max_shard_bytes = size_t{1} << 30});
+  EXPECT_TRUE(r.multimodal);
+  EXPECT_EQ(r.dtype, engine::DType::bf16);
+  EXPECT_FALSE(fs::exists(tmp / "merged/stale.txt"));
+  EXPECT_TRUE(fs::exists(tmp / "merged/model.safetensors.index.json"));
+
+  const engine::Model base = engine::load_model(tmp / "base");
+  const engine::Model merged = engine::load_model(tmp / "merged");
+  EXPECT_EQ(merged.dtype, engine::DType::bf16);
+  const engine::Tokenizer tok = engine::load_tokenizer(tmp / "base/tokenizer.json");
+  const merge::TextCheck t = merge::check_text(base, merged, tok, kPrompts, 8, {.threads = 1, .skip_zero_rows = true});
+  // The bf16 activations round where the base's and the merged model's f32 values differ in
+  // their last bits, and the base's main norms see eps * 1.9 (the power-of-two scale).
+  EXPECT_LT(t.mean_kl, 1e-3);
+  EXPECT_GE(t.agree, t.compared * 9 / 10);
+  RecordProperty("mean_kl", fmt::format("{:.3g}", t.mean_kl));
+  RecordProperty("agree", fmt::format("{}/{}", t.agree, t.compared));
+  expect_launches(merged);
+}
+
+TEST(MergeBuild, ABaseTheGpuCannotJoinIsOneErrorAndKeepsTheOutput) {
+  test_util::TempDir tmp;
+  engine::TinySpec spec = gpu_shaped("LF");
+  spec.linear_num_value_heads = 32;  // Qwen3.5-4B / 9B's
+  engine::write_tiny_model(tmp / "base", spec);
+  fs::create_directories(tmp / "merged");
+  std::ofstream(tmp / "merged/keep.txt") << "mine";
+  try {
+    merge::build_merged(tmp / "base", tmp / "merged", {});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("linear_num_value_heads is 32"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(tmp / "merged/keep.txt"));
+  EXPECT_THROW(merge::build_merged(tmp / "nothing", tmp / "merged", {}), Error);
+  EXPECT_TRUE(fs::exists(tmp / "merged/keep.txt"));
+}
+
+}  // namespace
+}  // namespace qgpu
