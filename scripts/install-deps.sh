@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libicu-dev  # the tokenizer's Unicode: NFC normalization and character classes
+  libcurl4-openssl-dev  # `qgpu build` downloads a base from the Hugging Face hub
   clang  # compiles CUDA kernels to PTX (its NVPTX backend); qgpu finds clang-19/16/15/14 too
 )
 

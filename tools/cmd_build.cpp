@@ -1,5 +1,6 @@
-// `qgpu build [--base DIR] [--out DIR] [--dtype f32|bf16|f16]`: the compiled GPU merged
-// into a Qwen3.5 checkpoint (src/merge/build.h), with progress on stderr.
+// `qgpu build [--base ID|DIR] [--out DIR] [--dtype f32|bf16|f16]`: the compiled GPU merged
+// into a Qwen3.5 checkpoint (src/merge/build.h), downloaded from the hub first when --base
+// is a repo id (src/merge/hub.h), with progress on stderr.
 #include <unistd.h>
 
 #include <chrono>
@@ -9,7 +10,9 @@
 
 #include "base/error.h"
 #include "commands.h"
+#include "host/model_cache.h"
 #include "merge/build.h"
+#include "merge/hub.h"
 
 namespace qgpu {
 namespace {
@@ -42,18 +45,20 @@ void add_build_command(CLI::App& app) {
   auto dtype = std::make_shared<std::string>();
   auto shard = std::make_shared<double>(4.0);
   auto* cmd = app.add_subcommand("build", "Merge the compiled GPU into a Qwen3.5 checkpoint (HF directory)");
-  cmd->add_option("--base", *base, "The base: a Hugging Face checkpoint directory (default Qwen/Qwen3.5-2B)");
+  cmd->add_option("--base", *base, "The base: a hub id (downloaded into the cache; HF_ENDPOINT, HF_TOKEN) or a checkpoint directory (default Qwen/Qwen3.5-2B)");
   cmd->add_option("--out", *out, "Output directory, replaced only when the build is complete (default build/merged-2b)");
   cmd->add_option("--dtype", *dtype, "Weight dtype: f32, bf16 or f16 (default: the base's)");
   cmd->add_option("--shard-gb", *shard, "Largest safetensors shard in GB (default 4)");
   cmd->callback([=] {
-    if (!std::filesystem::is_directory(*base)) {
-      if (base->find('/') != std::string::npos && !std::filesystem::exists(*base) && !base->starts_with(".") &&
-          !base->starts_with("/"))
-        fail("--base {}: downloading from the Hugging Face hub is not built yet; download it yourself (for "
-             "example `huggingface-cli download {} --local-dir DIR`) and pass --base DIR",
-             *base, *base);
-      fail("--base {}: no such directory (expected a Hugging Face checkpoint directory)", *base);
+    std::string base_dir = *base;
+    if (merge::is_hub_id(*base)) {
+      Progress bar;
+      merge::HubOptions h{.cache_dir = host::cache_root() + "/hub"};
+      h.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
+      h.say = [](const std::string& s) { fmt::print(stderr, "qgpu build: downloading {}\n", s); };
+      base_dir = merge::download_repo(*base, h);
+    } else if (!std::filesystem::is_directory(*base)) {
+      fail("--base {}: no such directory (expected a Hugging Face checkpoint directory or a hub id owner/name)", *base);
     }
     merge::BuildOptions o;
     if (!dtype->empty()) {
@@ -66,7 +71,7 @@ void add_build_command(CLI::App& app) {
     o.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
     o.say = [](const std::string& s) { fmt::print(stderr, "qgpu build: {}\n", s); };
     const auto start = std::chrono::steady_clock::now();
-    merge::BuildReport r = merge::build_merged(*base, *out, o);
+    merge::BuildReport r = merge::build_merged(base_dir, *out, o);
     fmt::print("built {} from {} in {:.1f} s: {} layers ({} GPU, then the base's), hidden {} ({} base + {} GPU), "
                "vocabulary {} ({} base + {} GPU tokens), {:.3f} G parameters, {:.2f} GB {}{}\n",
                *out, *base, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),

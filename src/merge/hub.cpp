@@ -1,0 +1,299 @@
+#include "merge/hub.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+
+namespace qgpu::merge {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// SHA-256 (FIPS 180-4), streamed.
+class Sha256 {
+ public:
+  void update(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      block_[fill_++] = p[i];
+      if (fill_ == 64) compress(), fill_ = 0;
+    }
+    bits_ += uint64_t{n} * 8;
+  }
+  std::string hex() {
+    const uint64_t bits = bits_;
+    const uint8_t pad = 0x80, zero = 0;
+    update(&pad, 1);
+    while (fill_ != 56) update(&zero, 1);
+    for (int i = 7; i >= 0; --i) {
+      const uint8_t b = static_cast<uint8_t>(bits >> (8 * i));
+      update(&b, 1);
+    }
+    std::string out;
+    for (uint32_t w : h_) out += fmt::format("{:08x}", w);
+    return out;
+  }
+
+ private:
+  static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+  void compress() {
+    static constexpr uint32_t k[64] = {
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+        0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+        0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+        0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+        0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+        0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+        0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+        0xc67178f2};
+    uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = uint32_t{block_[4 * i]} << 24 | uint32_t{block_[4 * i + 1]} << 16 | uint32_t{block_[4 * i + 2]} << 8 |
+             block_[4 * i + 3];
+    for (int i = 16; i < 64; ++i) {
+      const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
+    for (int i = 0; i < 64; ++i) {
+      const uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+      const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+      h = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
+    }
+    const uint32_t add[8] = {a, b, c, d, e, f, g, h};
+    for (int i = 0; i < 8; ++i) h_[i] += add[i];
+  }
+  std::array<uint32_t, 8> h_ = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::array<uint8_t, 64> block_{};
+  size_t fill_ = 0;
+  uint64_t bits_ = 0;
+};
+
+// The files a checkpoint needs; the hub repo may hold others (images, other formats).
+bool wanted(const std::string& f) {
+  if (f.find('/') != std::string::npos) return false;  // subfolders: other formats, onnx, ...
+  if (f.ends_with(".safetensors")) return true;
+  for (const char* n : {"config.json", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json",
+                        "generation_config.json", "chat_template.jinja", "special_tokens_map.json", "vocab.json",
+                        "merges.txt", "LICENSE", "preprocessor_config.json"})
+    if (f == n) return true;
+  return false;
+}
+
+struct Curl {
+  CURL* h = curl_easy_init();
+  curl_slist* headers = nullptr;
+  ~Curl() {
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(h);
+  }
+};
+
+struct Sink {
+  std::string* text = nullptr;  // a small body in memory, or
+  FILE* file = nullptr;         // a file's bytes appended
+  int64_t written = 0, before = 0, total = 0;
+  const HubOptions* o = nullptr;
+  int64_t* all_done = nullptr;
+  int64_t all_total = 0;
+};
+
+size_t on_data(char* p, size_t size, size_t n, void* user) {
+  Sink& s = *static_cast<Sink*>(user);
+  const size_t bytes = size * n;
+  if (s.text) {
+    if (s.text->size() + bytes > (size_t{64} << 20)) return 0;  // not a metadata reply
+    s.text->append(p, bytes);
+  } else if (std::fwrite(p, 1, bytes, s.file) != bytes) {
+    return 0;
+  }
+  s.written += static_cast<int64_t>(bytes);
+  if (s.all_done) {
+    *s.all_done += static_cast<int64_t>(bytes);
+    if (s.o->progress) s.o->progress(*s.all_done, s.all_total);
+  }
+  return bytes;
+}
+
+// GET url into sink (with a Range from `from` when > 0); returns the HTTP status.
+long get(const std::string& url, const HubOptions& o, Sink& sink, int64_t from, std::string& error) {
+  Curl c;
+  if (!c.h) fail("libcurl: cannot start a transfer");
+  curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt(c.h, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, 30L);
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);  // a stalled server is an error after a minute
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(c.h, CURLOPT_USERAGENT, "qgpu/0.1");
+  curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_data);
+  curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
+  // The token goes to the hub only, not to the CDN a download is redirected to.
+  curl_easy_setopt(c.h, CURLOPT_UNRESTRICTED_AUTH, 0L);
+  if (!o.token.empty()) c.headers = curl_slist_append(c.headers, ("Authorization: Bearer " + o.token).c_str());
+  if (c.headers) curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.headers);
+  if (from > 0) curl_easy_setopt(c.h, CURLOPT_RANGE, fmt::format("{}-", from).c_str());
+  const CURLcode rc = curl_easy_perform(c.h);
+  long status = 0;
+  curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &status);
+  if (rc != CURLE_OK) error = curl_easy_strerror(rc);
+  return rc == CURLE_OK ? status : -1;
+}
+
+std::string status_advice(long status) {
+  if (status == 401 || status == 403)
+    return "the repo is gated or private: accept its licence on the hub and set HF_TOKEN to an access token";
+  if (status == 404) return "no such repo, revision or file: check the id (owner/name) and HF_ENDPOINT";
+  return "try again later, or set HF_ENDPOINT to a mirror";
+}
+
+struct RemoteFile {
+  std::string name, sha256;  // sha256 only for LFS files
+  int64_t size = -1;
+};
+
+}  // namespace
+
+bool is_hub_id(const std::string& base) {
+  if (base.empty() || fs::exists(base) || base.starts_with(".") || base.starts_with("/") || base.starts_with("~"))
+    return false;
+  const size_t slash = base.find('/');
+  return slash != std::string::npos && slash > 0 && slash + 1 < base.size() &&
+         base.find('/', slash + 1) == std::string::npos;
+}
+
+std::string sha256_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot read", path);
+  Sha256 h;
+  std::vector<char> buf(size_t{1} << 20);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    h.update(reinterpret_cast<const uint8_t*>(buf.data()), static_cast<size_t>(in.gcount()));
+  }
+  return h.hex();
+}
+
+std::string download_repo(const std::string& repo, const HubOptions& options) {
+  static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (init != CURLE_OK) fail("libcurl: cannot initialise ({})", curl_easy_strerror(init));
+  HubOptions o = options;
+  if (o.endpoint.empty()) {
+    const char* e = std::getenv("HF_ENDPOINT");
+    o.endpoint = e && *e ? e : "https://huggingface.co";
+  }
+  while (o.endpoint.ends_with("/")) o.endpoint.pop_back();
+  if (o.token.empty())
+    if (const char* t = std::getenv("HF_TOKEN"); t && *t) o.token = t;
+  if (!is_hub_id(repo)) fail("'{}': not a hub repo id (expected owner/name)", repo);
+  auto say = [&](const std::string& s) {
+    if (o.say) o.say(s);
+  };
+
+  // The file list, with sizes and LFS hashes, and the commit the revision names.
+  const std::string api = fmt::format("{}/api/models/{}/revision/{}?blobs=true", o.endpoint, repo, o.revision);
+  std::string body, error;
+  Sink meta{.text = &body};
+  const long status = get(api, o, meta, 0, error);
+  if (status < 0) fail("{}: {} (no network? set HF_ENDPOINT to a reachable mirror)", api, error);
+  if (status != 200) fail("{}: HTTP {}: {}", api, status, status_advice(status));
+  const json info = json::parse(body, nullptr, false);
+  if (info.is_discarded() || !info.contains("siblings") || !info["siblings"].is_array())
+    fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
+  const std::string commit = info.value("sha", o.revision);
+  std::vector<RemoteFile> files;
+  int64_t total = 0;
+  for (const json& s : info["siblings"]) {
+    RemoteFile f{s.value("rfilename", std::string{})};
+    if (!wanted(f.name)) continue;
+    if (f.name.find("..") != std::string::npos) fail("{}: refusing the file name '{}'", api, f.name);
+    if (s.contains("size") && s["size"].is_number_integer()) f.size = s["size"].get<int64_t>();
+    if (s.contains("lfs") && s["lfs"].is_object()) {
+      f.sha256 = s["lfs"].value("sha256", std::string{});
+      if (s["lfs"].contains("size")) f.size = s["lfs"]["size"].get<int64_t>();
+    }
+    total += std::max<int64_t>(0, f.size);
+    files.push_back(std::move(f));
+  }
+  if (std::none_of(files.begin(), files.end(), [](const RemoteFile& f) { return f.name == "config.json"; }))
+    fail("{}: the repo has no config.json: not a Hugging Face model checkpoint", api);
+
+  const fs::path dir = fs::path(o.cache_dir) / (repo.substr(0, repo.find('/')) + "--" + repo.substr(repo.find('/') + 1)) / commit;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) fail("{}: cannot create the download cache ({}); set QGPU_CACHE_DIR", dir.string(), ec.message());
+  say(fmt::format("{} at {}: {} files, {:.2f} GB, into {}", repo, commit.substr(0, 12), files.size(), total / 1e9,
+                  dir.string()));
+
+  int64_t done = 0;
+  for (const RemoteFile& f : files) {
+    const fs::path final_path = dir / f.name, part = dir / (f.name + ".part");
+    if (fs::exists(final_path) && (f.size < 0 || static_cast<int64_t>(fs::file_size(final_path)) == f.size)) {
+      done += std::max<int64_t>(0, f.size);  // downloaded and checked by an earlier run
+      continue;
+    }
+    const std::string url = fmt::format("{}/{}/resolve/{}/{}", o.endpoint, repo, commit, f.name);
+    const int64_t done_before = done;
+    for (int attempt = 1;; ++attempt) {
+      const int64_t have = fs::exists(part) ? static_cast<int64_t>(fs::file_size(part)) : 0;
+      FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
+      if (!out) fail("{}: cannot write", part.string());
+      Sink sink{.file = out, .before = have, .o = &o, .all_done = &done, .all_total = total};
+      done = done_before + have;
+      const long st = get(url, o, sink, have, error);
+      std::fclose(out);
+      if (st == 200 && have > 0) {  // the server ignored the range: it sent the whole file
+        fs::path whole = part;
+        whole += ".whole";
+        // The file now holds the old prefix then the whole file: keep the whole file.
+        std::ifstream in(part, std::ios::binary);
+        in.seekg(have);
+        std::ofstream w(whole, std::ios::binary);
+        w << in.rdbuf();
+        w.close();
+        fs::rename(whole, part);
+      }
+      if (st == 416 && f.size >= 0 && have == f.size) break;  // complete already
+      if (st == 200 || st == 206) break;
+      if (st >= 400 && st < 500) {
+        fs::remove(part, ec);
+        fail("{}: HTTP {}: {}", url, st, status_advice(st));
+      }
+      if (attempt == 3)
+        fail("{}: {} after 3 attempts (the partial file is kept: rerun to resume)", url,
+             st < 0 ? error : fmt::format("HTTP {}", st));
+      say(fmt::format("{}: {}; resuming (attempt {} of 3)", f.name, st < 0 ? error : fmt::format("HTTP {}", st), attempt + 1));
+    }
+    const int64_t got = static_cast<int64_t>(fs::file_size(part));
+    if (f.size >= 0 && got != f.size) {
+      fs::remove(part, ec);
+      fail("{}: {} bytes but the hub lists {}; the partial download was removed, rerun to fetch it again", url, got, f.size);
+    }
+    if (!f.sha256.empty()) {
+      const std::string h = sha256_file(part.string());
+      if (h != f.sha256) {
+        fs::remove(part, ec);
+        fail("{}: sha256 {} but the hub lists {}; the download was removed, rerun to fetch it again", url, h, f.sha256);
+      }
+    }
+    fs::rename(part, final_path, ec);
+    if (ec) fail("{}: cannot move into place ({})", final_path.string(), ec.message());
+  }
+  if (o.progress) o.progress(total, total);
+  return dir.string();
+}
+
+}  // namespace qgpu::merge

@@ -1,0 +1,38 @@
+// Downloading a checkpoint from the Hugging Face hub (`qgpu build --base owner/name`), with
+// libcurl and the hub's URL layout:
+//   {endpoint}/api/models/{repo}/revision/{revision}?blobs=true   the file list, sizes and
+//                                                                  LFS sha256s, the commit
+//   {endpoint}/{repo}/resolve/{commit}/{file}                      a file (redirects followed)
+// HF_ENDPOINT (default https://huggingface.co) and HF_TOKEN (a Bearer token) are honoured.
+// Files go to {cache}/{owner}--{name}/{commit}/; each is downloaded to FILE.part, resumed
+// from there by a Range request when a run is interrupted, checked (size; sha256 for LFS
+// files) and renamed into place, so a finished file is never partial.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace qgpu::merge {
+
+struct HubOptions {
+  std::string endpoint;          // empty: $HF_ENDPOINT, else https://huggingface.co
+  std::string token;             // empty: $HF_TOKEN (may be unset: public repos)
+  std::string revision = "main";
+  std::string cache_dir;         // required
+  std::function<void(int64_t done, int64_t total)> progress;
+  std::function<void(const std::string&)> say;
+};
+
+// Whether base names a hub repo ("owner/name", not an existing path).
+bool is_hub_id(const std::string& base);
+
+// Downloads the checkpoint files of repo (config, safetensors and index, tokenizer files,
+// generation config, chat template, licence) and returns the local directory. Errors name
+// the URL or file and what to do (HF_TOKEN for a gated repo, HF_ENDPOINT for a mirror).
+std::string download_repo(const std::string& repo, const HubOptions& options);
+
+// The lowercase hex SHA-256 of a file (streamed).
+std::string sha256_file(const std::string& path);
+
+}  // namespace qgpu::merge

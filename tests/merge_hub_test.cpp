@@ -1,0 +1,261 @@
+// Downloading a base from the Hugging Face hub (issue 6), against a hub on loopback: a
+// thread serving a tiny checkpoint with the hub's URL layout (the model-info API with sizes
+// and LFS sha256s, /resolve/ redirecting to a CDN path, Range requests). The download is
+// byte-exact, resumes a dropped transfer with a Range request, honours HF_TOKEN for a gated
+// repo, and rejects a file whose sha256 differs; `qgpu build --base owner/name` then merges
+// the downloaded base and `qgpu check` finds its text and launches intact.
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "base/error.h"
+#include "engine/model.h"
+#include "engine/tiny_model.h"
+#include "merge/hub.h"
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+using test_util::read_file;
+
+// A hub serving one repo from a directory, one connection at a time (libcurl opens one per
+// request here).
+class LoopbackHub {
+ public:
+  LoopbackHub(std::string repo, std::string dir) : repo_(std::move(repo)), dir_(std::move(dir)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    EXPECT_EQ(listen(fd_, 16), 0);
+    socklen_t n = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &n);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~LoopbackHub() {
+    stop_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  std::string endpoint() const { return fmt::format("http://127.0.0.1:{}", port_); }
+
+  std::string token;                    // required as a Bearer token when set
+  std::string drop_once;                // this file's first transfer stops halfway
+  std::map<std::string, std::string> wrong_sha;  // listed sha256 overrides
+  std::vector<std::string> ranges;      // "file bytes=N-" of every ranged request
+  std::mutex mu;
+
+ private:
+  void serve() {
+    while (!stop_) {
+      const int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      handle(c);
+      close(c);
+    }
+  }
+  static void send_all(int c, const std::string& s) {
+    for (size_t off = 0; off < s.size();) {
+      const ssize_t n = send(c, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      off += static_cast<size_t>(n);
+    }
+  }
+  void reply(int c, int status, const std::string& body, const std::string& extra = "") {
+    send_all(c, fmt::format("HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n", status, body.size(), extra) + body);
+  }
+  void handle(int c) {
+    std::string req;
+    char buf[4096];
+    while (req.find("\r\n\r\n") == std::string::npos) {
+      const ssize_t n = recv(c, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      req.append(buf, static_cast<size_t>(n));
+    }
+    std::istringstream in(req);
+    std::string method, path, line, range, auth;
+    in >> method >> path;
+    while (std::getline(in, line)) {
+      if (line.starts_with("Range: ")) range = line.substr(7, line.size() - 8);
+      if (line.starts_with("Authorization: ")) auth = line.substr(15, line.size() - 16);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    const std::string api = "/api/models/" + repo_ + "/revision/main", resolve = "/" + repo_ + "/resolve/c0ffee/";
+    if (!token.empty() && auth != "Bearer " + token && !path.starts_with("/cdn/")) return reply(c, 401, "gated");
+    if (path.starts_with(api)) {
+      nlohmann::json siblings = nlohmann::json::array();
+      for (const auto& e : fs::directory_iterator(dir_)) {
+        const std::string name = e.path().filename().string();
+        nlohmann::json s = {{"rfilename", name}, {"size", fs::file_size(e.path())}};
+        if (name.ends_with(".safetensors"))
+          s["lfs"] = {{"sha256", wrong_sha.count(name) ? wrong_sha[name] : merge::sha256_file(e.path().string())},
+                      {"size", fs::file_size(e.path())}};
+        siblings.push_back(s);
+      }
+      siblings.push_back({{"rfilename", "images/logo.png"}, {"size", 3}});  // not a checkpoint file
+      return reply(c, 200, nlohmann::json{{"id", repo_}, {"sha", "c0ffee"}, {"siblings", siblings}}.dump());
+    }
+    if (path.starts_with(resolve)) return reply(c, 302, "", "Location: /cdn/" + path.substr(resolve.size()) + "\r\n");
+    if (path.starts_with("/cdn/")) {
+      const std::string name = path.substr(5), file = dir_ + "/" + name;
+      if (!fs::exists(file)) return reply(c, 404, "no such file");
+      const std::string data = read_file(file);
+      size_t from = 0;
+      if (!range.empty()) {
+        ranges.push_back(name + " " + range);
+        from = std::stoull(range.substr(6));
+        if (from >= data.size()) return reply(c, 416, "");
+        return reply(c, 206, data.substr(from),
+                     fmt::format("Content-Range: bytes {}-{}/{}\r\n", from, data.size() - 1, data.size()));
+      }
+      if (name == drop_once) {  // promise the whole file, send half, hang up
+        drop_once.clear();
+        send_all(c, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", data.size()) +
+                        data.substr(0, data.size() / 2));
+        return;
+      }
+      return reply(c, 200, data);
+    }
+    reply(c, 404, "not found");
+  }
+
+  std::string repo_, dir_;
+  int fd_ = -1, port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+engine::TinySpec sharded_spec() {
+  engine::TinySpec s;
+  s.max_shard_bytes = 200 << 10;
+  return s;
+}
+
+TEST(Hub, Sha256) {
+  test_util::TempDir tmp;
+  std::ofstream(tmp / "abc") << "abc";
+  EXPECT_EQ(merge::sha256_file(tmp / "abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  std::ofstream(tmp / "long") << std::string(1000, 'a');  // several blocks, padding in a block of its own
+  EXPECT_EQ(merge::sha256_file(tmp / "long"), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
+TEST(Hub, RepoIdsAndPaths) {
+  EXPECT_TRUE(merge::is_hub_id("Qwen/Qwen3.5-2B"));
+  EXPECT_FALSE(merge::is_hub_id("./Qwen/Qwen3.5-2B"));
+  EXPECT_FALSE(merge::is_hub_id("/models/x"));
+  EXPECT_FALSE(merge::is_hub_id("a/b/c"));
+  EXPECT_FALSE(merge::is_hub_id("model-dir"));
+}
+
+TEST(Hub, DownloadsResumesAndChecks) {
+  test_util::TempDir tmp;
+  engine::write_tiny_model(tmp / "repo", sharded_spec());
+  LoopbackHub hub("tiny/qwen35", tmp / "repo");
+  std::vector<std::string> shards;
+  for (const auto& e : fs::directory_iterator(tmp / "repo"))
+    if (e.path().filename().string().starts_with("model-0")) shards.push_back(e.path().filename().string());
+  ASSERT_GE(shards.size(), 2u);
+  hub.drop_once = shards[0];
+  int64_t last_done = -1, last_total = -1;
+  merge::HubOptions o{.endpoint = hub.endpoint(), .cache_dir = tmp / "cache"};
+  o.progress = [&](int64_t done, int64_t total) { last_done = done, last_total = total; };
+  const std::string dir = merge::download_repo("tiny/qwen35", o);
+  EXPECT_EQ(dir, tmp / "cache/tiny--qwen35/c0ffee");
+  for (const auto& e : fs::directory_iterator(tmp / "repo"))
+    EXPECT_EQ(read_file(dir + "/" + e.path().filename().string()), read_file(e.path().string())) << e.path();
+  EXPECT_FALSE(fs::exists(dir + "/images"));
+  EXPECT_EQ(last_done, last_total);
+  ASSERT_EQ(hub.ranges.size(), 1u);  // the dropped transfer resumed where it stopped
+  EXPECT_TRUE(hub.ranges[0].starts_with(shards[0] + " bytes=")) << hub.ranges[0];
+  EXPECT_NO_THROW(engine::load_model(dir));
+  // A rerun finds everything in place and transfers no file.
+  hub.drop_once = shards[1];
+  EXPECT_EQ(merge::download_repo("tiny/qwen35", o), dir);
+  EXPECT_EQ(hub.drop_once, shards[1]);
+}
+
+TEST(Hub, GatedRepoNeedsTheToken) {
+  test_util::TempDir tmp;
+  engine::write_tiny_model(tmp / "repo", {});
+  LoopbackHub hub("tiny/gated", tmp / "repo");
+  hub.token = "hf_secret";
+  merge::HubOptions o{.endpoint = hub.endpoint(), .cache_dir = tmp / "cache"};
+  unsetenv("HF_TOKEN");
+  try {
+    merge::download_repo("tiny/gated", o);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("HF_TOKEN"), std::string::npos) << e.what();
+  }
+  setenv("HF_TOKEN", "hf_secret", 1);
+  EXPECT_NO_THROW(merge::download_repo("tiny/gated", o));
+  unsetenv("HF_TOKEN");
+}
+
+TEST(Hub, AFileWhoseSha256DiffersIsRejected) {
+  test_util::TempDir tmp;
+  engine::write_tiny_model(tmp / "repo", {});
+  LoopbackHub hub("tiny/bad", tmp / "repo");
+  hub.wrong_sha["model.safetensors"] = std::string(64, '0');
+  merge::HubOptions o{.endpoint = hub.endpoint(), .cache_dir = tmp / "cache"};
+  try {
+    merge::download_repo("tiny/bad", o);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sha256"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(tmp / "cache/tiny--bad/c0ffee/model.safetensors"));
+  EXPECT_FALSE(fs::exists(tmp / "cache/tiny--bad/c0ffee/model.safetensors.part"));
+}
+
+// The whole path through the CLI: build from the hub, then check (text and launches).
+TEST(Hub, BuildFromTheHubThenCheck) {
+  test_util::TempDir tmp;
+  engine::TinySpec spec;
+  spec.layers = "LF";
+  spec.num_attention_heads = 8, spec.num_key_value_heads = 2, spec.head_dim = 256;
+  spec.linear_num_key_heads = 16, spec.linear_num_value_heads = 16;
+  spec.linear_key_head_dim = 128, spec.linear_value_head_dim = 128;
+  spec.dtype = engine::DType::bf16;
+  engine::write_tiny_model(tmp / "repo", spec);
+  LoopbackHub hub("tiny/qwen35-gpu-shaped", tmp / "repo");
+  const std::string env = fmt::format("HF_ENDPOINT={} QGPU_CACHE_DIR={} ", hub.endpoint(), tmp / "cache");
+  const test_util::Result b =
+      test_util::qgpu_env(env, fmt::format("build --base tiny/qwen35-gpu-shaped --out {}", tmp / "merged"));
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(b.out.find("15 layers (13 GPU"), std::string::npos) << b.out;
+  EXPECT_NE(b.err.find("downloading tiny/qwen35-gpu-shaped"), std::string::npos) << b.err;
+  const test_util::Result c = test_util::qgpu(fmt::format("check {} {} --tokens 4 --kernel {}/kernels/vecadd.cu --json",
+                                                          tmp / "repo", tmp / "merged", QGPU_SOURCE_DIR));
+  ASSERT_EQ(c.status, 0) << c.err;
+  const nlohmann::json j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["dtype"], "bf16");
+  EXPECT_EQ(j["prompts"], 50);
+  EXPECT_LT(j["mean_kl"].get<double>(), 1e-3);
+  EXPECT_GE(j["greedy_agree"].get<int>() * 10, j["greedy_compared"].get<int>() * 9);
+  ASSERT_EQ(j["launches"].size(), 2u);
+  for (const auto& l : j["launches"]) EXPECT_TRUE(l["equal"].get<bool>()) << l.dump();
+}
+
+}  // namespace
+}  // namespace qgpu
