@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "compiler/compile.h"
+#include "engine/forward.h"
 #include "engine/model.h"
 #include "engine/tiny_model.h"
 #include "engine/tokenizer.h"
@@ -100,6 +101,15 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   EXPECT_EQ(t.compared, 8 * std::ssize(kPrompts));
   RecordProperty("max_kl", fmt::format("{:.3g}", t.max_kl));
   expect_launches(merged);
+
+  // The engine skips the base's +0 columns and the GPU's rows from config.json's placement
+  // (no scan of the base's weights): at text positions the same bits as the full product.
+  const std::vector<int32_t> ids = base_tok.encode(kPrompts[0]);
+  std::vector<float> skipped, full;
+  engine::State s1 = engine::make_state(merged.config), s2 = engine::make_state(merged.config);
+  engine::Runtime(merged, {.threads = 1, .skip_zero_rows = true}).forward(s1, ids, skipped, true);
+  engine::Runtime(merged, {.threads = 1}).forward(s2, ids, full, true);
+  test_util::expect_same_bits(full, skipped, "merged logits at text positions", "skipping");
 }
 
 TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {

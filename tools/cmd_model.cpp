@@ -91,7 +91,8 @@ void run_forward(const ForwardArgs& a) {
   Model m = load_model(a.model, dtype_option(a.dtype));
   Runtime rt(m, {.threads = a.threads,
                  .matmul = a.reference ? MatmulPath::reference : MatmulPath::fast,
-                 .rounding = rounding_option(a.rounding)});
+                 .rounding = rounding_option(a.rounding),
+                 .skip_zero_rows = m.config.qgpu.has_value()});  // a merged checkpoint's zeros
   State s = make_state(m.config);
   std::vector<float> logits;
   rt.forward(s, tokens, logits, /*all_logits=*/true);
@@ -127,10 +128,16 @@ void run_generate(const GenerateArgs& a) {
   } else {
     prompt = parse_tokens(a.tokens);
   }
-  Runtime rt(m, {.threads = a.threads});
+  // A merged checkpoint (`qgpu build`): its GPU's zero structure skipped, its GPU tokens
+  // never sampled in text.
+  Runtime rt(m, {.threads = a.threads, .skip_zero_rows = m.config.qgpu.has_value()});
   State s = make_state(m.config);
   GenerateOptions o{.max_tokens = a.max_tokens,
                     .sampling = {a.temperature, a.top_k, a.top_p, a.seed}};
+  if (m.config.qgpu) {
+    o.mask.kind = LogitMask::Kind::forbid;
+    for (int32_t t = m.config.qgpu->token_offset; t < m.config.vocab_size; ++t) o.mask.ids.push_back(t);
+  }
   if (!a.ignore_eos) o.stop_tokens = m.config.eos_token_id;
   auto start = Clock::now();
   double first = 0;

@@ -91,10 +91,66 @@ void for_each_linear(const Model& m, Fn fn) {
 // at 1/8, bf16 decode is 1.1-1.7x slower. The compiled machine's rows are 1/26 or sparser.
 constexpr int64_t kCsrMaxDensity = 16;
 
+// Rows [begin, end) in blocks of at most 16, each over the first `cols` inputs (0: all).
+std::vector<RowBlock> row_blocks(int64_t begin, int64_t end, int64_t cols) {
+  std::vector<RowBlock> out;
+  for (int64_t r = begin; r < end; r += 16) out.push_back({r, std::min(end, r + 16), cols});
+  return out;
+}
+
+// Fails unless w's row r is +0 at and past column `from` (or, with before, before it).
+void expect_zero_cols(const Config& c, const Linear& w, const char* what, int64_t r, int64_t from, bool before) {
+  const int64_t n = w.in();
+  for_each_nonzero(w.w, r * n + (before ? 0 : from), r * n + (before ? from : n), [&](int64_t k, float) {
+    fail("config.json's \"qgpu\" says the GPU's dims start at {} but {} {} has a nonzero at row {}, column {}: "
+         "the checkpoint was edited after `qgpu build`; rebuild it",
+         c.qgpu->hidden_offset, what, w.w.name, r, k - r * n);
+  });
+}
+
+// A merged checkpoint's base layers and head, from where config.json's qgpu object puts the
+// GPU instead of by reading them (31 GB for Qwen3.5-2B's merge, whose 7,808 GPU dims are +0
+// in every base weight): readers multiply their first d inputs, writers their first d rows;
+// the head's base rows read d inputs, its GPU rows are a CSR copy. The first and last row of
+// each are checked (a file edited after the build is an error, not wrong numbers).
+void declare_merged_structure(const Model& m, WeightStructure& s) {
+  const Config& c = m.config;
+  const int64_t d = c.qgpu->hidden_offset, vb = c.qgpu->token_offset;
+  auto reader = [&](const Linear& w) {
+    for (int64_t r : {int64_t{0}, w.out() - 1}) expect_zero_cols(c, w, "reader", r, d, false);
+    s.sparse.emplace(w.w.data, row_blocks(0, w.out(), d));
+  };
+  auto writer = [&](const Linear& w) {
+    for (int64_t r : {d, w.out() - 1}) expect_zero_cols(c, w, "writer", r, w.in(), true);
+    s.sparse.emplace(w.w.data, row_blocks(0, d, 0));
+  };
+  for (int il = c.qgpu->layers; il < c.num_hidden_layers; ++il) {
+    const LayerWeights& l = m.layers[il];
+    if (l.linear) {
+      for (const Linear* w : {&l.linear_attn.in_proj_qkv, &l.linear_attn.in_proj_z, &l.linear_attn.in_proj_b,
+                              &l.linear_attn.in_proj_a})
+        reader(*w);
+      writer(l.linear_attn.out_proj);
+    } else {
+      for (const Linear* w : {&l.self_attn.q_proj, &l.self_attn.k_proj, &l.self_attn.v_proj}) reader(*w);
+      writer(l.self_attn.o_proj);
+    }
+    reader(l.gate_proj);
+    reader(l.up_proj);
+    writer(l.down_proj);
+  }
+  for (int64_t r : {int64_t{0}, vb - 1}) expect_zero_cols(c, m.lm_head, "head", r, d, false);
+  s.hybrid.emplace(m.lm_head.w.data, WeightStructure::Hybrid{row_blocks(0, vb, d), make_csr(m.lm_head, vb)});
+}
+
 // Every Linear of the model, read once: a CSR copy of those sparse enough, the nonzero row
-// blocks of the others that have zero rows.
+// blocks of the others that have zero rows (a merged checkpoint's base layers and head:
+// declared from its config, declare_merged_structure).
 void find_structure(const Model& m, WeightStructure& s) {
+  if (m.config.qgpu && m.config.qgpu->hidden_offset > 0 && !m.config.tie_word_embeddings)
+    declare_merged_structure(m, s);
   for_each_linear(m, [&](const Linear& w) {
+    if (s.hybrid.count(w.w.data)) return;
     if (s.csr.count(w.w.data) || s.sparse.count(w.w.data)) return;  // tied: seen
     NonzeroCount n = count_nonzeros(w);
     if (n.entries * kCsrMaxDensity <= n.rows * w.in())
@@ -188,10 +244,14 @@ int64_t matmul_work_per_token(const Model& m, const WeightStructure& s) {
   for_each_linear(m, [&](const Linear& w) {
     auto csr = s.csr.find(w.w.data);
     auto sparse = s.sparse.find(w.w.data);
-    if (csr != s.csr.end()) {
+    auto hybrid = s.hybrid.find(w.w.data);
+    if (hybrid != s.hybrid.end()) {
+      work += hybrid->second.csr.nnz();
+      for (const RowBlock& b : hybrid->second.dense) work += (b.end - b.begin) * (b.cols > 0 ? b.cols : w.in());
+    } else if (csr != s.csr.end()) {
       work += csr->second.nnz();
     } else if (sparse != s.sparse.end()) {
-      for (const RowBlock& b : sparse->second) work += (b.end - b.begin) * w.in();
+      for (const RowBlock& b : sparse->second) work += (b.end - b.begin) * (b.cols > 0 ? b.cols : w.in());
     } else {
       work += w.out() * w.in();
     }
@@ -226,7 +286,12 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
   const WeightStructure& f = *s.found;
   auto csr = f.csr.find(w.w.data);
   auto sparse = f.sparse.find(w.w.data);
-  if (csr != f.csr.end())  // the reference's sum, so on either path
+  auto hybrid = f.hybrid.find(w.w.data);
+  if (hybrid != f.hybrid.end() && ex.path != MatmulPath::reference) {
+    // The CSR rows (and +0 everywhere else), then the dense rows over their used inputs.
+    matmul_csr(w, hybrid->second.csr, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
+    matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, hybrid->second.dense, /*zero_others=*/false);
+  } else if (csr != f.csr.end())  // the reference's sum, so on either path
     matmul_csr(w, csr->second, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
   else if (ex.path == MatmulPath::reference)
     matmul_reference(w, x, y, T, s.xq.data());

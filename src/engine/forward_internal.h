@@ -19,6 +19,13 @@ struct WeightStructure {
   // nonzero row blocks of each other weight that has zero rows.
   std::unordered_map<const void*, CsrWeight> csr;
   std::unordered_map<const void*, std::vector<RowBlock>> sparse;
+  // A merged checkpoint's head: the base's rows dense over the base's dims (blocks), the
+  // GPU's rows from a CSR copy of them.
+  struct Hybrid {
+    std::vector<RowBlock> dense;
+    CsrWeight csr;
+  };
+  std::unordered_map<const void*, Hybrid> hybrid;
   // Per layer: DeltaNet value heads that never write or read (q and k rows zero),
   // mixers whose output is +0 and whose state never changes (an attention layer whose
   // o_proj is zero, whatever it attends; a DeltaNet layer whose heads are all dead, whose

@@ -127,13 +127,15 @@ void quantize_activations(DType t, const float* x, void* xq, int64_t count) {
   for (int64_t i = 0; i < count; ++i) q[i] = t == DType::bf16 ? f32_to_bf16(x[i]) : f32_to_f16(x[i]);
 }
 
-void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1) {
+void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,
+                           int64_t used) {
   int64_t n_in = w.in(), n_out = w.out();
+  if (used <= 0) used = n_in;
   TensorView xv{"x", w.w.dtype, {T, n_in}, xq};
   for (int64_t t = 0; t < T; ++t)
     for (int64_t o = o0; o < o1; ++o) {
       float acc = 0;
-      for (int64_t i = 0; i < n_in; ++i) acc += xv.at(t * n_in + i) * w.w.at(o * n_in + i);
+      for (int64_t i = 0; i < used; ++i) acc += xv.at(t * n_in + i) * w.w.at(o * n_in + i);
       y[t * n_out + o] = acc;
     }
 }

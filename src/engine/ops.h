@@ -90,11 +90,15 @@ enum class MatmulPath { reference, fast };
 void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void* xq);
 // Rows [o0, o1) of the reference product from activations already rounded (xq); the fast
 // path's fallback on CPUs without AVX-512 BF16.
-void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1);
+void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,
+                           int64_t used = 0);  // used > 0: only the first `used` inputs
 void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool);
-// A run of output rows [begin, end) of a weight, at most 16 long (one parallel work item).
+// A run of output rows [begin, end) of a weight, at most 16 long (one parallel work item);
+// with cols > 0 only the row's first cols inputs are multiplied (the rest are known +0: a
+// merged checkpoint's base weights past the base's dims).
 struct RowBlock {
   int64_t begin = 0, end = 0;
+  int64_t cols = 0;
 };
 // The rows of w that hold a nonzero weight, as blocks of at most 16; decided once at load
 // for weights that are mostly structure (the compiled machine). Reads the whole weight.
@@ -102,8 +106,9 @@ std::vector<RowBlock> nonzero_row_blocks(const Linear& w);
 // matmul_fast over only these rows; every other output is +0, exactly what the full
 // product gives for a zero row and finite activations (each row's arithmetic is unchanged).
 // For weights with zero rows that are too dense for matmul_csr.
+// zero_others false: the other outputs are left as they are (another kernel wrote them).
 void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void* xq,
-                      ThreadPool& pool, const std::vector<RowBlock>& blocks);
+                      ThreadPool& pool, const std::vector<RowBlock>& blocks, bool zero_others = true);
 // A weight's nonzeros row by row (compressed sparse rows), for weights that are mostly
 // zeros (the compiled machine's one-hot codes). Only nonzero rows are stored: stored row r
 // is output rows[r], its nonzeros entries [row_start[r], row_start[r + 1]) of col
@@ -144,7 +149,7 @@ struct NonzeroCount {
   int64_t entries = 0, rows = 0;
 };
 NonzeroCount count_nonzeros(const Linear& w);
-CsrWeight make_csr(const Linear& w);
+CsrWeight make_csr(const Linear& w, int64_t first_row = 0);  // rows [first_row, out) only
 // matmul_csr's scratch: one token's nonzero inputs, in ascending column order.
 struct CsrInputs {
   std::vector<int32_t> at;   // [n] index into used_cols (grown, never shrunk)

@@ -39,10 +39,10 @@ inline __m512 load16(const void* row, int64_t i, int64_t n) {
   }
 }
 
-// acc[r][t] += W[r] . X[t] over the whole row, R rows by TT tokens.
+// acc[r][t] += W[r] . X[t] over the first n elements of rows `stride` apart, R rows by TT tokens.
 template <DType D, int R, int TT>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,fma,f16c")))
-void tile(const void* const* w, const void* const* x, int64_t n, float* out, int64_t out_stride) {
+void tile(const void* const* w, const void* const* x, int64_t n, int64_t stride, float* out, int64_t out_stride) {
   __m512 acc[R][TT];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < TT; ++t) acc[r][t] = _mm512_setzero_ps();
@@ -53,7 +53,7 @@ void tile(const void* const* w, const void* const* x, int64_t n, float* out, int
     const int64_t n_full = n & ~int64_t{31};
     for (int64_t i = 0; i < n_full; i += 32) {
       for (int r = 0; r < R; ++r)
-        _mm_prefetch(static_cast<const char*>(w[r]) + 2 * (i + R * n), _MM_HINT_T0);
+        _mm_prefetch(static_cast<const char*>(w[r]) + 2 * (i + R * stride), _MM_HINT_T0);
       __m512i wv[R], xv[TT];
       for (int r = 0; r < R; ++r) wv[r] = _mm512_loadu_si512(static_cast<const uint16_t*>(w[r]) + i);
       for (int t = 0; t < TT; ++t) xv[t] = _mm512_loadu_si512(static_cast<const uint16_t*>(x[t]) + i);
@@ -75,7 +75,7 @@ void tile(const void* const* w, const void* const* x, int64_t n, float* out, int
     for (int64_t i = 0; i < n; i += 16) {
       if (es == 4 || i % 32 == 0)  // one prefetch per 64-byte line
         for (int r = 0; r < R; ++r)
-          _mm_prefetch(static_cast<const char*>(w[r]) + es * (i + R * n), _MM_HINT_T0);
+          _mm_prefetch(static_cast<const char*>(w[r]) + es * (i + R * stride), _MM_HINT_T0);
       __m512 wv[R], xv[TT];
       for (int r = 0; r < R; ++r) wv[r] = load16<D>(w[r], i, n);
       for (int t = 0; t < TT; ++t) xv[t] = load16<D>(x[t], i, n);
@@ -87,9 +87,9 @@ void tile(const void* const* w, const void* const* x, int64_t n, float* out, int
     for (int t = 0; t < TT; ++t) out[t * out_stride + r] = _mm512_reduce_add_ps(acc[r][t]);
 }
 
-// Rows [o0, o1) of Y for all T tokens with AVX-512.
+// Rows [o0, o1) of Y for all T tokens with AVX-512, over the first `used` inputs.
 template <DType D>
-void rows_avx512(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1) {
+void rows_avx512(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1, int64_t used) {
   int64_t n = w.in(), n_out = w.out(), es = static_cast<int64_t>(dtype_size(D));
   auto wrow = [&](int64_t o) { return static_cast<const uint8_t*>(w.w.data) + o * n * es; };
   auto xrow = [&](int64_t t) { return static_cast<const uint8_t*>(xq) + t * n * es; };
@@ -99,28 +99,29 @@ void rows_avx512(const Linear& w, const void* xq, float* y, int64_t T, int64_t o
     int64_t t = 0;
     for (; t + 4 <= T; t += 4) {
       const void* xr[4] = {xrow(t), xrow(t + 1), xrow(t + 2), xrow(t + 3)};
-      tile<D, 4, 4>(wr, xr, n, y + t * n_out + o, n_out);
+      tile<D, 4, 4>(wr, xr, used, n, y + t * n_out + o, n_out);
     }
     for (; t < T; ++t) {
       const void* xr[1] = {xrow(t)};
-      tile<D, 4, 1>(wr, xr, n, y + t * n_out + o, n_out);
+      tile<D, 4, 1>(wr, xr, used, n, y + t * n_out + o, n_out);
     }
   }
   for (; o < o1; ++o) {
     const void* wr[1] = {wrow(o)};
     for (int64_t t = 0; t < T; ++t) {
       const void* xr[1] = {xrow(t)};
-      tile<D, 1, 1>(wr, xr, n, y + t * n_out + o, n_out);
+      tile<D, 1, 1>(wr, xr, used, n, y + t * n_out + o, n_out);
     }
   }
 }
 
-void rows(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1) {
-  if (!cpu_has_avx512_bf16()) return matmul_rows_reference(w, xq, y, T, o0, o1);
+void rows(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1, int64_t used = 0) {
+  if (used <= 0) used = w.in();
+  if (!cpu_has_avx512_bf16()) return matmul_rows_reference(w, xq, y, T, o0, o1, used);
   switch (w.w.dtype) {
-    case DType::f32: return rows_avx512<DType::f32>(w, xq, y, T, o0, o1);
-    case DType::bf16: return rows_avx512<DType::bf16>(w, xq, y, T, o0, o1);
-    case DType::f16: return rows_avx512<DType::f16>(w, xq, y, T, o0, o1);
+    case DType::f32: return rows_avx512<DType::f32>(w, xq, y, T, o0, o1, used);
+    case DType::bf16: return rows_avx512<DType::bf16>(w, xq, y, T, o0, o1, used);
+    case DType::f16: return rows_avx512<DType::f16>(w, xq, y, T, o0, o1, used);
   }
 }
 
@@ -160,14 +161,15 @@ std::vector<RowBlock> nonzero_row_blocks(const Linear& w) {
 }
 
 void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void* xq,
-                      ThreadPool& pool, const std::vector<RowBlock>& blocks) {
-  std::memset(y, 0, static_cast<size_t>(T * w.out()) * sizeof(float));
+                      ThreadPool& pool, const std::vector<RowBlock>& blocks, bool zero_others) {
+  if (zero_others) std::memset(y, 0, static_cast<size_t>(T * w.out()) * sizeof(float));
   if (blocks.empty()) return;
   quantize_activations(w.w.dtype, x, xq, T * w.in());
-  int64_t work = static_cast<int64_t>(blocks.size()) * 16 * w.in() * T;
+  int64_t work = 0;
+  for (const RowBlock& b : blocks) work += (b.end - b.begin) * (b.cols > 0 ? b.cols : w.in()) * T;
   int threads = work < kParallelWork ? 1 : 0;
   pool.parallel_for(static_cast<int64_t>(blocks.size()), [&](int64_t b0, int64_t b1) {
-    for (int64_t b = b0; b < b1; ++b) rows(w, xq, y, T, blocks[b].begin, blocks[b].end);
+    for (int64_t b = b0; b < b1; ++b) rows(w, xq, y, T, blocks[b].begin, blocks[b].end, blocks[b].cols);
   }, threads);
 }
 

@@ -238,12 +238,12 @@ NonzeroCount count_nonzeros(const Linear& w) {
   return n;
 }
 
-CsrWeight make_csr(const Linear& w) {
+CsrWeight make_csr(const Linear& w, int64_t first_row) {
   const int64_t n_in = w.in();
   CsrWeight csr;
   csr.row_start.push_back(0);
   std::vector<uint8_t> used(static_cast<size_t>(n_in), 0);
-  for (int64_t o = 0; o < w.out(); ++o) {
+  for (int64_t o = first_row; o < w.out(); ++o) {
     for_each_nonzero(w.w, o * n_in, (o + 1) * n_in, [&](int64_t k, float v) {  // not +0 or -0
       const int64_t i = k - o * n_in;
       csr.col.push_back(static_cast<int32_t>(i));
