@@ -292,6 +292,7 @@ void write_safetensors(const std::string& path, const std::vector<TensorView>& t
       }
       const std::streampos start = out.tellp();
       t.produce(out);
+      if (!out) fail("cannot write '{}' (tensor {}): write failed (disk full?)", path, t.name);
       CHECK(out.tellp() - start == static_cast<std::streamoff>(t.nbytes()));
     }
   });

@@ -265,6 +265,21 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (ec) fail("{}: cannot create the output's temporary directory ({})", tmp.string(), ec.message());
+  // A killed or failed build leaves the previous output; its own partial files go.
+  struct RemoveOnError {
+    fs::path dir;
+    bool done = false;
+    ~RemoveOnError() {
+      std::error_code e;
+      if (!done) fs::remove_all(dir, e);
+    }
+  } cleanup{tmp};
+  const fs::space_info space = fs::space(tmp, ec);
+  if (!ec && static_cast<int64_t>(space.available) < total + (int64_t{64} << 20))
+    fail("{}: the merged checkpoint needs {:.2f} GB but {:.2f} GB are free there{}; free some space or pass "
+         "another --out",
+         tmp.parent_path().string(), total / 1e9, space.available / 1e9,
+         fs::exists(out) ? " (the previous output is kept until the new one is complete)" : "");
   say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}", list.size(), r.parameters / 1e9,
                   total / 1e9, engine::dtype_name(r.dtype), out.string()));
   int64_t done = 0;
@@ -307,6 +322,7 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
     write_json(tmp / "generation_config.json", g);
   }
   write_file_atomic((tmp / "README.md").string(), [&](std::ostream& os) { os << model_card(base_dir, r); });
+  cleanup.done = true;
   replace_dir(tmp, out);
   say(fmt::format("wrote {}: {} layers ({} GPU + {} base), hidden {}, vocabulary {} ({} GPU tokens)", out.string(),
                   p.merged.num_hidden_layers, p.gpu_layers, p.merged.num_hidden_layers - p.gpu_layers,
