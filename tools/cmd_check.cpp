@@ -5,6 +5,7 @@
 // checkpoint; its outputs (read out of the model's state) must be the interpreter's.
 // Exits 1 when a launch differs or the greedy agreement is below 100% in f32.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -93,7 +94,13 @@ void check_command(const CheckArgs& a) {
   const engine::Tokenizer tok = engine::load_tokenizer(tok_path);
   const std::vector<std::string> prompts = a.prompts.empty() ? merge::default_prompts() : merge::read_prompts(a.prompts);
   // One thread per model run: the merged model is mostly zeros (skip_zero_rows).
-  const merge::TextCheck t = merge::check_text(base, merged, tok, prompts, a.tokens, {.skip_zero_rows = true});
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const merge::TextCheck t =
+      merge::check_text(base, merged, tok, prompts, a.tokens, {.skip_zero_rows = true}, [&](size_t done, size_t total) {
+        if (tty || done == total || done % 10 == 0)
+          fmt::print(stderr, "{}qgpu check: text, prompt {} of {}{}", tty ? "\r" : "", done, total,
+                     tty && done < total ? "" : "\n");
+      });
 
   std::vector<std::string> kernels = a.kernels;
   if (kernels.empty())

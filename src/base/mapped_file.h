@@ -28,6 +28,10 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // Drops this process's pages of [p, p + n) (whole pages inside it; nothing when the range
+  // is not in this mapping): a later read maps them from the file again. For bytes read
+  // once at load (a weight copied into another form), so they do not count against memory.
+  void release(const void* p, size_t n) const;
 
  private:
   std::string path_;

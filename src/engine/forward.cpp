@@ -213,6 +213,25 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
   }
 }
 
+// The file pages of weights now multiplied from a CSR copy (the scan read them once; the
+// Runtime never reads them again): the compiled machine's are gigabytes of zeros that would
+// otherwise stay mapped. A matmul on the reference path maps them from the file again.
+void release_copied(const Model& m, const WeightStructure& s) {
+  auto release = [&](const void* p, size_t n) {
+    for (const SafetensorsDir& d : m.safetensors)
+      for (const SafetensorsFile& f : d.shards) f.file.release(p, n);
+    for (const GgufFile& g : m.gguf) g.file.release(p, n);
+  };
+  for_each_linear(m, [&](const Linear& w) {
+    if (s.csr.count(w.w.data)) release(w.w.data, w.w.nbytes());
+    if (auto h = s.hybrid.find(w.w.data); h != s.hybrid.end() && !h->second.dense.empty()) {
+      const size_t row = static_cast<size_t>(w.in()) * dtype_size(w.w.dtype);
+      const size_t from = static_cast<size_t>(h->second.dense.back().end) * row;
+      release(static_cast<const uint8_t*>(w.w.data) + from, w.w.nbytes() - from);
+    }
+  });
+}
+
 // The Model's WeightStructure, found on the first call (under a lock: Runtimes of one
 // Model may be built on several threads).
 std::shared_ptr<const WeightStructure> structure_of(const Model& m) {
@@ -222,6 +241,7 @@ std::shared_ptr<const WeightStructure> structure_of(const Model& m) {
     auto s = std::make_shared<WeightStructure>();
     find_structure(m, *s);
     find_dead_parts(m, *s);
+    release_copied(m, *s);
     m.structure = std::move(s);
   }
   return m.structure;

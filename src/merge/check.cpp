@@ -36,7 +36,8 @@ int32_t argmax(const float* x, int64_t n) {
 }  // namespace
 
 TextCheck check_text(const engine::Model& base, const engine::Model& merged, const engine::Tokenizer& tok,
-                     std::span<const std::string> prompts, int generate, engine::RuntimeOptions options) {
+                     std::span<const std::string> prompts, int generate, engine::RuntimeOptions options,
+                     const std::function<void(size_t, size_t)>& progress) {
   const int64_t V = base.config.vocab_size, Vm = merged.config.vocab_size;
   const int64_t gpu_from = merged.config.qgpu ? merged.config.qgpu->token_offset : Vm;
   if (gpu_from != V)
@@ -86,6 +87,7 @@ TextCheck check_text(const engine::Model& base, const engine::Model& merged, con
     out.max_kl = std::max(out.max_kl, pc.max_kl);
     out.agree += pc.agree, out.compared += pc.compared, out.gpu_wins += pc.gpu_wins;
     out.prompts.push_back(std::move(pc));
+    if (progress) progress(out.prompts.size(), prompts.size());
   }
   if (out.positions == 0) fail("check: no prompt gave any token");
   out.mean_kl = kl_sum / static_cast<double>(out.positions);

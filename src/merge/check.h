@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,8 +36,10 @@ struct TextCheck {
 // base and merged must share the base's vocabulary (merged.config.qgpu says where the GPU's
 // tokens start; without it the two vocabularies must be equal). generate: tokens the base
 // generates after each prompt.
+// progress (may be null) is called after each prompt with (done, total).
 TextCheck check_text(const engine::Model& base, const engine::Model& merged, const engine::Tokenizer& tok,
-                     std::span<const std::string> prompts, int generate, engine::RuntimeOptions options);
+                     std::span<const std::string> prompts, int generate, engine::RuntimeOptions options,
+                     const std::function<void(size_t, size_t)>& progress = nullptr);
 
 // The shipped prompt set: 50 prompts of varied kinds (questions, code, arithmetic, other
 // languages, lists, chat turns).
