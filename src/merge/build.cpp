@@ -178,6 +178,126 @@ void replace_dir(const fs::path& tmp, const fs::path& out) {
   if (had) fs::remove_all(old, ec);
 }
 
+// The merged tensors: the GPU's layers first, then the base's; embedding, final norm and
+// head hold both parts. The sources point into gpu and weights.
+std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Builder& gpu,
+                                             const engine::SafetensorsDir& weights, const engine::TensorView& embed,
+                                             bool tied, const std::string& base_dir) {
+  std::map<std::string, Source> sources;
+  for (const auto& [name, t] : gpu.tensors) {
+    Source s{name, {}, std::nullopt, std::nullopt};
+    s.gpu = place_gpu(p, name, t, s.shape);
+    sources.emplace(name, std::move(s));
+  }
+  for (const auto& [name, view] : weights.by_name) {
+    if (tied && name == "lm_head.weight") continue;  // a saved copy of the tie: the embedding is the head
+    std::optional<RowSource> w = widen_base_rows(p, name, *view);
+    if (!w) continue;
+    auto it = sources.find(w->name);
+    if (it == sources.end()) {
+      const std::string key = w->name;
+      std::vector<int64_t> shape = w->shape;
+      sources.emplace(key, Source{key, std::move(shape), std::nullopt, std::move(*w)});
+      continue;
+    }
+    // Shared: the embedding and head (the base's rows, then the GPU's) and the final norm.
+    const bool rows_only = tensor_role(w->name) == Role::vocab;
+    if (rows_only ? it->second.cols() != w->cols() : it->second.shape != w->shape)
+      fail("{}: tensor {} does not fit the merged shape", base_dir, name);
+    it->second.base = std::move(*w);
+  }
+  if (tied) sources.at("lm_head.weight").base = widen_base_rows(p, "lm_head.weight", embed);
+  for (const auto& [name, s] : sources)
+    if (!s.base && !name.starts_with("model.layers.") && name != "lm_head.weight")
+      fail("{}: the base has no tensor for the merged {}; is it a complete Qwen3.5 checkpoint?", base_dir, name);
+  return sources;
+}
+
+// In the order transformers saves: embedding, layers by index, final norm, head.
+std::vector<const Source*> write_order(const std::map<std::string, Source>& sources) {
+  auto order = [&](const std::string& n) -> std::pair<int64_t, std::string> {
+    if (n.ends_with("embed_tokens.weight")) return {-1, n};
+    if (n.starts_with("model.layers.")) return {std::stoll(n.substr(13)), n};
+    return {1 << 30, n};
+  };
+  std::vector<const Source*> list;
+  for (const auto& [name, s] : sources) list.push_back(&s);
+  std::sort(list.begin(), list.end(), [&](const Source* a, const Source* b) { return order(a->name) < order(b->name); });
+  return list;
+}
+
+// Each source as a tensor the safetensors writer streams, 4 M floats at a time.
+std::vector<engine::TensorView> streamed(const std::vector<const Source*>& list, engine::DType dtype, int64_t total,
+                                         int64_t& done, const BuildOptions& o) {
+  std::vector<engine::TensorView> views;
+  for (const Source* s : list) {
+    const engine::DType as = stored_as(*s, dtype);
+    engine::TensorView v{s->name, as, s->shape, nullptr};
+    v.produce = [s, as, &done, total, &o](std::ostream& os) {
+      const int64_t cols = s->cols(), step = std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, cols));
+      std::vector<float> chunk;
+      std::vector<uint8_t> bytes;
+      for (int64_t r0 = 0; r0 < s->rows(); r0 += step) {
+        const int64_t n = std::min(step, s->rows() - r0);
+        chunk.assign(static_cast<size_t>(n * cols), 0.0f);
+        // The base's rows come first in every shared tensor; each part fills its own columns.
+        if (s->base && r0 < s->base->rows()) s->base->fill(r0, std::min(n, s->base->rows() - r0), chunk.data());
+        if (s->gpu) s->gpu->fill(r0, n, cols, chunk.data());
+        encode(as, chunk.data(), chunk.size(), bytes);
+        os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        done += static_cast<int64_t>(bytes.size());
+        if (o.progress) o.progress(done, total);
+      }
+    };
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+// Everything but the weights: config, tokenizer files, generation config, chat template,
+// licence, model card.
+void write_side_files(const fs::path& base, const fs::path& tmp, BuildReport& r) {
+  const MergePlan& p = r.plan;
+  write_json(tmp / "config.json", engine::config_to_json(p.merged));
+  r.gpu_tokens = add_gpu_tokens(base, tmp, p);
+  std::error_code ec;
+  for (const char* f : {"generation_config.json", "chat_template.jinja", "special_tokens_map.json", "vocab.json",
+                        "merges.txt", "LICENSE"})
+    if (fs::exists(base / f)) {
+      fs::copy_file(base / f, tmp / f, fs::copy_options::overwrite_existing, ec);
+      if (ec) fail("{}: cannot copy into the output ({})", (base / f).string(), ec.message());
+    }
+  if (!fs::exists(tmp / "generation_config.json")) {
+    json g = {{"bos_token_id", nullptr}, {"do_sample", false}};
+    if (!p.merged.eos_token_id.empty()) g["eos_token_id"] = p.merged.eos_token_id;
+    write_json(tmp / "generation_config.json", g);
+  }
+  write_file_atomic((tmp / "README.md").string(), [&](std::ostream& os) { os << model_card(base.string(), r); });
+}
+
+// OUT.tmp-PID, removed unless kept (a failed build leaves the previous output alone);
+// fails early when the disk cannot hold `bytes`.
+struct TempOutput {
+  fs::path dir;
+  bool keep = false;
+  TempOutput(const fs::path& out, int64_t bytes) : dir(out.string() + fmt::format(".tmp-{}", getpid())) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    if (ec) fail("{}: cannot create the output's temporary directory ({})", dir.string(), ec.message());
+    const fs::space_info space = fs::space(dir, ec);
+    if (!ec && static_cast<int64_t>(space.available) < bytes + (int64_t{64} << 20))
+      fail("{}: the merged checkpoint needs {:.2f} GB but {:.2f} GB are free there{}; free some space or pass "
+           "another --out",
+           dir.parent_path().string(), bytes / 1e9, space.available / 1e9,
+           fs::exists(out) ? " (the previous output is kept until the new one is complete)" : "");
+  }
+  ~TempOutput() {
+    std::error_code ec;
+    if (!keep) fs::remove_all(dir, ec);
+  }
+};
+
 }  // namespace
 
 std::string gpu_token_text(int t) { return "<|gpu:" + record_text(decode_token(t)) + "|>"; }
@@ -206,124 +326,23 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
   say(fmt::format("base {}: {} layers, hidden {}, vocabulary {}{}", base_dir, base_config.num_hidden_layers,
                   p.base_hidden, p.base_vocab, r.multimodal ? " (multimodal: its text model is kept, the vision "
                                                               "tower and MTP head are left out)" : ""));
-
   say(fmt::format("compiling the GPU's {} layers for a {}-wide residual", p.gpu_layers, p.merged.hidden_size));
   const lift::Builder gpu = lift::build_machine(p.merged.hidden_size);
-
-  // The merged tensors: the GPU's layers first, then the base's; embedding, final norm and
-  // head hold both parts.
-  std::map<std::string, Source> sources;
-  for (const auto& [name, t] : gpu.tensors) {
-    Source s{name, {}, std::nullopt, std::nullopt};
-    s.gpu = place_gpu(p, name, t, s.shape);
-    sources.emplace(name, std::move(s));
-  }
-  const bool tied = base_config.tie_word_embeddings;
-  for (const auto& [name, view] : weights.by_name) {
-    if (tied && name == "lm_head.weight") continue;  // a saved copy of the tie: the embedding is the head
-    std::optional<RowSource> w = widen_base_rows(p, name, *view);
-    if (!w) continue;
-    auto it = sources.find(w->name);
-    if (it == sources.end()) {
-      const std::string key = w->name;
-      std::vector<int64_t> shape = w->shape;
-      sources.emplace(key, Source{key, std::move(shape), std::nullopt, std::move(*w)});
-    } else {
-      // Shared: the embedding and head (the base's rows, then the GPU's) and the final norm.
-      const bool rows_only = tensor_role(w->name) == Role::vocab;
-      if (rows_only ? it->second.cols() != w->cols() : it->second.shape != w->shape)
-        fail("{}: tensor {} does not fit the merged shape", base_dir, name);
-      it->second.base = std::move(*w);
-    }
-  }
-  if (tied) {
-    std::optional<RowSource> head = widen_base_rows(p, "lm_head.weight", *embed);
-    sources.at("lm_head.weight").base = std::move(*head);
-  }
-  for (const auto& [name, s] : sources)
-    if (!s.base && !name.starts_with("model.layers.") && name != "lm_head.weight")
-      fail("{}: the base has no tensor for the merged {}; is it a complete Qwen3.5 checkpoint?", base_dir, name);
-
-  // Write order: embedding, layers by index, final norm, head (as transformers saves).
-  auto order = [&](const std::string& n) -> std::pair<int64_t, std::string> {
-    if (n.ends_with("embed_tokens.weight")) return {-1, n};
-    if (n.starts_with("model.layers.")) return {std::stoll(n.substr(13)), n};
-    return {1 << 30, n};
-  };
-  std::vector<const Source*> list;
-  for (const auto& [name, s] : sources) list.push_back(&s);
-  std::sort(list.begin(), list.end(), [&](const Source* a, const Source* b) { return order(a->name) < order(b->name); });
-  int64_t total = 0;
+  const std::map<std::string, Source> sources =
+      merged_sources(p, gpu, weights, *embed, base_config.tie_word_embeddings, base_dir);
+  const std::vector<const Source*> list = write_order(sources);
   for (const Source* s : list) {
     r.parameters += s->rows() * s->cols();
-    total += s->rows() * s->cols() * static_cast<int64_t>(engine::dtype_size(stored_as(*s, r.dtype)));
+    r.bytes += s->rows() * s->cols() * static_cast<int64_t>(engine::dtype_size(stored_as(*s, r.dtype)));
   }
-  r.bytes = total;
-
-  const fs::path tmp = out.string() + fmt::format(".tmp-{}", getpid());
-  std::error_code ec;
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) fail("{}: cannot create the output's temporary directory ({})", tmp.string(), ec.message());
-  // A killed or failed build leaves the previous output; its own partial files go.
-  struct RemoveOnError {
-    fs::path dir;
-    bool done = false;
-    ~RemoveOnError() {
-      std::error_code e;
-      if (!done) fs::remove_all(dir, e);
-    }
-  } cleanup{tmp};
-  const fs::space_info space = fs::space(tmp, ec);
-  if (!ec && static_cast<int64_t>(space.available) < total + (int64_t{64} << 20))
-    fail("{}: the merged checkpoint needs {:.2f} GB but {:.2f} GB are free there{}; free some space or pass "
-         "another --out",
-         tmp.parent_path().string(), total / 1e9, space.available / 1e9,
-         fs::exists(out) ? " (the previous output is kept until the new one is complete)" : "");
+  TempOutput tmp(out, r.bytes);
   say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}", list.size(), r.parameters / 1e9,
-                  total / 1e9, engine::dtype_name(r.dtype), out.string()));
+                  r.bytes / 1e9, engine::dtype_name(r.dtype), out.string()));
   int64_t done = 0;
-  std::vector<engine::TensorView> views;
-  for (const Source* s : list) {
-    const engine::DType as = stored_as(*s, r.dtype);
-    engine::TensorView v{s->name, as, s->shape, nullptr};
-    v.produce = [s, as, &done, total, &o](std::ostream& os) {
-      const int64_t cols = s->cols(), step = std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, cols));
-      std::vector<float> chunk;
-      std::vector<uint8_t> bytes;
-      for (int64_t r0 = 0; r0 < s->rows(); r0 += step) {
-        const int64_t n = std::min(step, s->rows() - r0);
-        chunk.assign(static_cast<size_t>(n * cols), 0.0f);
-        // The base's rows come first in every shared tensor; each part fills its own columns.
-        if (s->base && r0 < s->base->rows()) s->base->fill(r0, std::min(n, s->base->rows() - r0), chunk.data());
-        if (s->gpu) s->gpu->fill(r0, n, cols, chunk.data());
-        encode(as, chunk.data(), chunk.size(), bytes);
-        os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        done += static_cast<int64_t>(bytes.size());
-        if (o.progress) o.progress(done, total);
-      }
-    };
-    views.push_back(std::move(v));
-  }
-  engine::write_safetensors_dir(tmp.string(), views, o.max_shard_bytes);
-
-  write_json(tmp / "config.json", engine::config_to_json(p.merged));
-  r.gpu_tokens = add_gpu_tokens(base, tmp, p);
-  // Copied as they are: generation settings, the chat template, the slow tokenizer's files.
-  for (const char* f : {"generation_config.json", "chat_template.jinja", "special_tokens_map.json", "vocab.json",
-                        "merges.txt", "LICENSE"})
-    if (fs::exists(base / f)) {
-      fs::copy_file(base / f, tmp / f, fs::copy_options::overwrite_existing, ec);
-      if (ec) fail("{}: cannot copy into the output ({})", (base / f).string(), ec.message());
-    }
-  if (!fs::exists(tmp / "generation_config.json")) {
-    json g = {{"bos_token_id", nullptr}, {"do_sample", false}};
-    if (!p.merged.eos_token_id.empty()) g["eos_token_id"] = p.merged.eos_token_id;
-    write_json(tmp / "generation_config.json", g);
-  }
-  write_file_atomic((tmp / "README.md").string(), [&](std::ostream& os) { os << model_card(base_dir, r); });
-  cleanup.done = true;
-  replace_dir(tmp, out);
+  engine::write_safetensors_dir(tmp.dir.string(), streamed(list, r.dtype, r.bytes, done, o), o.max_shard_bytes);
+  write_side_files(base, tmp.dir, r);
+  tmp.keep = true;
+  replace_dir(tmp.dir, out);
   say(fmt::format("wrote {}: {} layers ({} GPU + {} base), hidden {}, vocabulary {} ({} GPU tokens)", out.string(),
                   p.merged.num_hidden_layers, p.gpu_layers, p.merged.num_hidden_layers - p.gpu_layers,
                   p.merged.hidden_size, p.merged.vocab_size, r.gpu_tokens));

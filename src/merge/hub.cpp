@@ -187,6 +187,98 @@ std::string sha256_file(const std::string& path) {
   return h.hex();
 }
 
+namespace {
+
+// The hub's file list for repo at o.revision: the commit, the checkpoint's files with sizes
+// (and LFS sha256s), their total size.
+struct Listing {
+  std::string commit;
+  std::vector<RemoteFile> files;
+  int64_t total = 0;
+};
+
+Listing list_files(const std::string& repo, const HubOptions& o) {
+  const std::string api = fmt::format("{}/api/models/{}/revision/{}?blobs=true", o.endpoint, repo, o.revision);
+  std::string body, error;
+  Sink meta{.text = &body};
+  const long status = get(api, o, meta, 0, error);
+  if (status < 0) fail("{}: {} (no network? set HF_ENDPOINT to a reachable mirror)", api, error);
+  if (status != 200) fail("{}: HTTP {}: {}", api, status, status_advice(status));
+  const json info = json::parse(body, nullptr, false);
+  if (info.is_discarded() || !info.contains("siblings") || !info["siblings"].is_array())
+    fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
+  Listing l{info.value("sha", o.revision)};
+  for (const json& s : info["siblings"]) {
+    RemoteFile f{s.value("rfilename", std::string{})};
+    if (!wanted(f.name)) continue;
+    if (f.name.find("..") != std::string::npos) fail("{}: refusing the file name '{}'", api, f.name);
+    if (s.contains("size") && s["size"].is_number_integer()) f.size = s["size"].get<int64_t>();
+    if (s.contains("lfs") && s["lfs"].is_object()) {
+      f.sha256 = s["lfs"].value("sha256", std::string{});
+      if (s["lfs"].contains("size")) f.size = s["lfs"]["size"].get<int64_t>();
+    }
+    l.total += std::max<int64_t>(0, f.size);
+    l.files.push_back(std::move(f));
+  }
+  if (std::none_of(l.files.begin(), l.files.end(), [](const RemoteFile& f) { return f.name == "config.json"; }))
+    fail("{}: the repo has no config.json: not a Hugging Face model checkpoint", api);
+  return l;
+}
+
+// Downloads url into part, resuming from what part holds; up to three attempts.
+void transfer(const std::string& url, const fs::path& part, const RemoteFile& f, const HubOptions& o, int64_t& done,
+              int64_t total) {
+  const int64_t done_before = done;
+  std::string error;
+  for (int attempt = 1;; ++attempt) {
+    const int64_t have = fs::exists(part) ? static_cast<int64_t>(fs::file_size(part)) : 0;
+    FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
+    if (!out) fail("{}: cannot write", part.string());
+    Sink sink{.file = out, .before = have, .o = &o, .all_done = &done, .all_total = total};
+    done = done_before + have;
+    const long st = get(url, o, sink, have, error);
+    std::fclose(out);
+    if (st == 200 && have > 0) {  // the server ignored the range: keep the whole file it sent
+      fs::path whole = part;
+      whole += ".whole";
+      std::ifstream in(part, std::ios::binary);
+      in.seekg(have);
+      std::ofstream(whole, std::ios::binary) << in.rdbuf();
+      fs::rename(whole, part);
+    }
+    if (st == 200 || st == 206 || (st == 416 && f.size >= 0 && have == f.size)) return;
+    if (st >= 400 && st < 500) {
+      std::error_code ec;
+      fs::remove(part, ec);
+      fail("{}: HTTP {}: {}", url, st, status_advice(st));
+    }
+    const std::string why = st < 0 ? error : fmt::format("HTTP {}", st);
+    if (attempt == 3) fail("{}: {} after 3 attempts (the partial file is kept: rerun to resume)", url, why);
+    if (o.say) o.say(fmt::format("{}: {}; resuming (attempt {} of 3)", f.name, why, attempt + 1));
+  }
+}
+
+// Size and sha256 of a finished download, then the rename into place.
+void verify_and_place(const std::string& url, const fs::path& part, const fs::path& final_path, const RemoteFile& f) {
+  std::error_code ec;
+  const int64_t got = static_cast<int64_t>(fs::file_size(part));
+  if (f.size >= 0 && got != f.size) {
+    fs::remove(part, ec);
+    fail("{}: {} bytes but the hub lists {}; the partial download was removed, rerun to fetch it again", url, got, f.size);
+  }
+  if (!f.sha256.empty()) {
+    const std::string h = sha256_file(part.string());
+    if (h != f.sha256) {
+      fs::remove(part, ec);
+      fail("{}: sha256 {} but the hub lists {}; the download was removed, rerun to fetch it again", url, h, f.sha256);
+    }
+  }
+  fs::rename(part, final_path, ec);
+  if (ec) fail("{}: cannot move into place ({})", final_path.string(), ec.message());
+}
+
+}  // namespace
+
 std::string download_repo(const std::string& repo, const HubOptions& options) {
   static const CURLcode init = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (init != CURLE_OK) fail("libcurl: cannot initialise ({})", curl_easy_strerror(init));
@@ -199,100 +291,27 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
   if (o.token.empty())
     if (const char* t = std::getenv("HF_TOKEN"); t && *t) o.token = t;
   if (!is_hub_id(repo)) fail("'{}': not a hub repo id (expected owner/name)", repo);
-  auto say = [&](const std::string& s) {
-    if (o.say) o.say(s);
-  };
-
-  // The file list, with sizes and LFS hashes, and the commit the revision names.
-  const std::string api = fmt::format("{}/api/models/{}/revision/{}?blobs=true", o.endpoint, repo, o.revision);
-  std::string body, error;
-  Sink meta{.text = &body};
-  const long status = get(api, o, meta, 0, error);
-  if (status < 0) fail("{}: {} (no network? set HF_ENDPOINT to a reachable mirror)", api, error);
-  if (status != 200) fail("{}: HTTP {}: {}", api, status, status_advice(status));
-  const json info = json::parse(body, nullptr, false);
-  if (info.is_discarded() || !info.contains("siblings") || !info["siblings"].is_array())
-    fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
-  const std::string commit = info.value("sha", o.revision);
-  std::vector<RemoteFile> files;
-  int64_t total = 0;
-  for (const json& s : info["siblings"]) {
-    RemoteFile f{s.value("rfilename", std::string{})};
-    if (!wanted(f.name)) continue;
-    if (f.name.find("..") != std::string::npos) fail("{}: refusing the file name '{}'", api, f.name);
-    if (s.contains("size") && s["size"].is_number_integer()) f.size = s["size"].get<int64_t>();
-    if (s.contains("lfs") && s["lfs"].is_object()) {
-      f.sha256 = s["lfs"].value("sha256", std::string{});
-      if (s["lfs"].contains("size")) f.size = s["lfs"]["size"].get<int64_t>();
-    }
-    total += std::max<int64_t>(0, f.size);
-    files.push_back(std::move(f));
-  }
-  if (std::none_of(files.begin(), files.end(), [](const RemoteFile& f) { return f.name == "config.json"; }))
-    fail("{}: the repo has no config.json: not a Hugging Face model checkpoint", api);
-
-  const fs::path dir = fs::path(o.cache_dir) / (repo.substr(0, repo.find('/')) + "--" + repo.substr(repo.find('/') + 1)) / commit;
+  const Listing l = list_files(repo, o);
+  const fs::path dir =
+      fs::path(o.cache_dir) / (repo.substr(0, repo.find('/')) + "--" + repo.substr(repo.find('/') + 1)) / l.commit;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) fail("{}: cannot create the download cache ({}); set QGPU_CACHE_DIR", dir.string(), ec.message());
-  say(fmt::format("{} at {}: {} files, {:.2f} GB, into {}", repo, commit.substr(0, 12), files.size(), total / 1e9,
-                  dir.string()));
-
+  if (o.say)
+    o.say(fmt::format("{} at {}: {} files, {:.2f} GB, into {}", repo, l.commit.substr(0, 12), l.files.size(),
+                      l.total / 1e9, dir.string()));
   int64_t done = 0;
-  for (const RemoteFile& f : files) {
+  for (const RemoteFile& f : l.files) {
+    const int64_t before = done;
     const fs::path final_path = dir / f.name, part = dir / (f.name + ".part");
-    if (fs::exists(final_path) && (f.size < 0 || static_cast<int64_t>(fs::file_size(final_path)) == f.size)) {
-      done += std::max<int64_t>(0, f.size);  // downloaded and checked by an earlier run
-      continue;
+    if (!fs::exists(final_path) || (f.size >= 0 && static_cast<int64_t>(fs::file_size(final_path)) != f.size)) {
+      const std::string url = fmt::format("{}/{}/resolve/{}/{}", o.endpoint, repo, l.commit, f.name);
+      transfer(url, part, f, o, done, l.total);
+      verify_and_place(url, part, final_path, f);
     }
-    const std::string url = fmt::format("{}/{}/resolve/{}/{}", o.endpoint, repo, commit, f.name);
-    const int64_t done_before = done;
-    for (int attempt = 1;; ++attempt) {
-      const int64_t have = fs::exists(part) ? static_cast<int64_t>(fs::file_size(part)) : 0;
-      FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
-      if (!out) fail("{}: cannot write", part.string());
-      Sink sink{.file = out, .before = have, .o = &o, .all_done = &done, .all_total = total};
-      done = done_before + have;
-      const long st = get(url, o, sink, have, error);
-      std::fclose(out);
-      if (st == 200 && have > 0) {  // the server ignored the range: it sent the whole file
-        fs::path whole = part;
-        whole += ".whole";
-        // The file now holds the old prefix then the whole file: keep the whole file.
-        std::ifstream in(part, std::ios::binary);
-        in.seekg(have);
-        std::ofstream w(whole, std::ios::binary);
-        w << in.rdbuf();
-        w.close();
-        fs::rename(whole, part);
-      }
-      if (st == 416 && f.size >= 0 && have == f.size) break;  // complete already
-      if (st == 200 || st == 206) break;
-      if (st >= 400 && st < 500) {
-        fs::remove(part, ec);
-        fail("{}: HTTP {}: {}", url, st, status_advice(st));
-      }
-      if (attempt == 3)
-        fail("{}: {} after 3 attempts (the partial file is kept: rerun to resume)", url,
-             st < 0 ? error : fmt::format("HTTP {}", st));
-      say(fmt::format("{}: {}; resuming (attempt {} of 3)", f.name, st < 0 ? error : fmt::format("HTTP {}", st), attempt + 1));
-    }
-    const int64_t got = static_cast<int64_t>(fs::file_size(part));
-    if (f.size >= 0 && got != f.size) {
-      fs::remove(part, ec);
-      fail("{}: {} bytes but the hub lists {}; the partial download was removed, rerun to fetch it again", url, got, f.size);
-    }
-    if (!f.sha256.empty()) {
-      const std::string h = sha256_file(part.string());
-      if (h != f.sha256) {
-        fs::remove(part, ec);
-        fail("{}: sha256 {} but the hub lists {}; the download was removed, rerun to fetch it again", url, h, f.sha256);
-      }
-    }
-    fs::rename(part, final_path, ec);
-    if (ec) fail("{}: cannot move into place ({})", final_path.string(), ec.message());
+    done = before + std::max<int64_t>(0, f.size);  // a file downloaded and checked by an earlier run counts too
   }
-  if (o.progress) o.progress(total, total);
+  if (o.progress) o.progress(l.total, l.total);
   return dir.string();
 }
 
