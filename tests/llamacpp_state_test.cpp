@@ -99,7 +99,7 @@ TEST_P(LlamaCppState, RecurrentStateEqualsOurEngine) {
   std::vector<int32_t> prompt;
   for (int i = 0; i < 24; ++i) prompt.push_back((i * 37 + 11) % hf.config.vocab_size);
   run_llama_state(dir / "m.gguf", {prompt}, {dir / "s.qls"});
-  if (HasFatalFailure()) return;
+  if (::testing::Test::HasFatalFailure()) return;
 
   Runtime rt(hf, {.threads = 2});
   State ours = make_state(hf.config);
@@ -233,7 +233,7 @@ TEST_P(LlamaCppMachine, ImageReadOutOfLlamaCppEqualsTheInterpreter) {
   }
   run_llama_state(gguf, prompts, outs);
   std::filesystem::remove(gguf);
-  if (HasFatalFailure()) return;
+  if (::testing::Test::HasFatalFailure()) return;
 
   Model m = load_model(*dir_ / "gpu", t);
   Runtime rt(m, {.threads = 2, .skip_zero_rows = true});
@@ -276,6 +276,21 @@ TEST_P(LlamaCppMachine, ImageReadOutOfLlamaCppEqualsTheInterpreter) {
   }
 }
 
+// llama.cpp's n greedy tokens after prompt (llama_run.mjs, greedy only) into got.
+void llama_generate(const std::string& gguf, const std::vector<int32_t>& prompt, size_t n, int threads,
+                    std::vector<int32_t>& got) {
+  const std::string cmd = fmt::format("node {}/llama_run.mjs --model '{}' --threads {} --greedy-only --tokens {} --generate {}",
+                                      harness(), gguf, threads, join(prompt), n);
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr) << cmd;
+  char buf[4096];
+  for (size_t k; (k = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, k);
+  ASSERT_EQ(pclose(pipe), 0) << cmd;
+  got = nlohmann::json::parse(out)["generated"].get<std::vector<int32_t>>();
+  ASSERT_EQ(got.size(), n);
+}
+
 // llama.cpp generating a launch on the GGUF: greedy decoding from the program image of
 // examples/loops.qasm (a divergent loop, compares, predicate logic, guards) gives the
 // interpreter's records token for token.
@@ -284,16 +299,9 @@ void expect_llama_generates(const std::string& gguf, DType t) {
   Trace want = run(p, p.launch);
   std::vector<int32_t> prompt;
   for (const Rec& r : want.prompt) prompt.push_back(token_id(r));
-  const std::string cmd = fmt::format("node {}/llama_run.mjs --model '{}' --threads 1 --greedy-only --tokens {} --generate {}",
-                                      harness(), gguf, join(prompt), want.records.size());
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr) << cmd;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << cmd;
-  std::vector<int32_t> got = nlohmann::json::parse(out)["generated"].get<std::vector<int32_t>>();
-  ASSERT_EQ(got.size(), want.records.size());
+  std::vector<int32_t> got;
+  llama_generate(gguf, prompt, want.records.size(), 1, got);
+  if (::testing::Test::HasFatalFailure()) return;
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], token_id(want.records[i])) << dtype_name(t) << " record " << i << ": llama.cpp emitted "
                                                  << record_text(decode_token(got[i])) << ", the interpreter "
@@ -326,7 +334,7 @@ TEST_P(LlamaCppMachine, ForcedLaunchStateOfLlamaCppEqualsTheInterpreter) {
   }
   run_llama_state(gguf, prompts, outs);
   std::filesystem::remove(gguf);
-  if (HasFatalFailure()) return;
+  if (::testing::Test::HasFatalFailure()) return;
   Model m = load_model(*dir_ / "gpu", t);
   for (size_t i = 0; i < fs.size(); ++i) {
     State s = host::read_llama_state(m.config, outs[i]);
@@ -350,38 +358,21 @@ TEST(LlamaCppMerged, GeneratesALaunchOnAMergedCheckpoint) {
 #endif
   REQUIRE_HARNESS();
   TempDir dir;
-  TinySpec spec;
-  spec.layers = "LF";
-  spec.num_attention_heads = 8, spec.num_key_value_heads = 2, spec.head_dim = 256;
-  spec.linear_num_key_heads = 16, spec.linear_num_value_heads = 16;
-  spec.linear_key_head_dim = 128, spec.linear_value_head_dim = 128;
+  TinySpec spec = test_util::gpu_shaped_spec("LF");
   spec.dtype = DType::bf16;
   write_tiny_model(dir / "base", spec);
   const merge::BuildReport r = merge::build_merged(dir / "base", dir / "merged", {});
   write_gguf_model(load_model(dir / "merged"), dir / "merged.gguf", DType::bf16);
   std::filesystem::remove_all(dir / "merged");
 
-  const std::string file = std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu";
-  CompileOptions o{.file = file};
-  o.launch.grid_x = 3, o.launch.block_x = 4;
-  for (const char* a : {"a=[1,2,3,4,5,6,7,8,9,-2147483647]", "b=[10,20,30,40,50,60,70,80,90,-100]",
-                        "c=[0,0,0,0,0,0,0,0,0,0]", "n=10"})
-    o.args.push_back(parse_kernel_arg(a));
-  CompiledKernel k = compile_cuda(test_util::read_file(file), o);
+  CompiledKernel k = test_util::vecadd_kernel();
   Trace want = run(k.program, k.program.launch);
   const int32_t at = r.plan.base_vocab;
   std::vector<int32_t> prompt;
   for (const Rec& rec : want.prompt) prompt.push_back(token_id(rec) + at);
-  const std::string cmd = fmt::format("node {}/llama_run.mjs --model '{}' --threads 2 --greedy-only --tokens {} --generate {}",
-                                      harness(), dir / "merged.gguf", join(prompt), want.records.size());
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr) << cmd;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << cmd;
-  std::vector<int32_t> got = nlohmann::json::parse(out)["generated"].get<std::vector<int32_t>>();
-  ASSERT_EQ(got.size(), want.records.size());
+  std::vector<int32_t> got;
+  llama_generate(dir / "merged.gguf", prompt, want.records.size(), 2, got);
+  if (::testing::Test::HasFatalFailure()) return;
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_EQ(got[i], token_id(want.records[i]) + at) << "record " << i << ": the interpreter's is "
                                                       << record_text(want.records[i]);

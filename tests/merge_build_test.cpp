@@ -29,31 +29,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A tiny base whose head shapes are the GPU's (Qwen3.5-2B's).
-engine::TinySpec gpu_shaped(const std::string& layers) {
-  engine::TinySpec s;
-  s.layers = layers;
-  s.num_attention_heads = 8;
-  s.num_key_value_heads = 2;
-  s.head_dim = 256;
-  s.linear_num_key_heads = 16;
-  s.linear_num_value_heads = 16;
-  s.linear_key_head_dim = 128;
-  s.linear_value_head_dim = 128;
-  return s;
-}
-
-// vecadd's cases launched on the merged model: memory equals the interpreter's.
+// vecadd launched on the merged model: records and memory equal the interpreter's.
 void expect_launches(const engine::Model& m) {
-  const std::string file = std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu";
-  std::ifstream in(file);
-  const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  CompileOptions o{.file = file};
-  o.launch.grid_x = 3, o.launch.block_x = 4;
-  for (const char* a : {"a=[1,2,3,4,5,6,7,8,9,-2147483647]", "b=[10,20,30,40,50,60,70,80,90,-100]",
-                        "c=[0,0,0,0,0,0,0,0,0,0]", "n=10"})
-    o.args.push_back(parse_kernel_arg(a));
-  CompiledKernel k = compile_cuda(source, o);
+  CompiledKernel k = test_util::vecadd_kernel();
   Trace want = run(k.program, k.program.launch, {});
   host::ModelRun got = host::generate_launch(m, {.threads = 1, .skip_zero_rows = true},
                                              encode_image(k.program, k.program.launch), 10000);
@@ -67,7 +45,7 @@ const std::vector<std::string> kPrompts = {"The capital of France is", "def add(
 
 TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   test_util::TempDir tmp;
-  engine::TinySpec spec = gpu_shaped("LF");  // tied, text layout
+  engine::TinySpec spec = test_util::gpu_shaped_spec("LF");  // tied, text layout
   engine::write_tiny_model(tmp / "base", spec);
   merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.dtype = engine::DType::f32});
   EXPECT_EQ(r.plan.merged.num_hidden_layers, 15);
@@ -114,7 +92,7 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
 
 TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   test_util::TempDir tmp;
-  engine::TinySpec spec = gpu_shaped("FL");
+  engine::TinySpec spec = test_util::gpu_shaped_spec("FL");
   spec.tie_word_embeddings = false;
   spec.multimodal_wrapper = true;
   spec.dtype = engine::DType::bf16;
@@ -146,7 +124,7 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
 
 TEST(MergeBuild, ABaseTheGpuCannotJoinIsOneErrorAndKeepsTheOutput) {
   test_util::TempDir tmp;
-  engine::TinySpec spec = gpu_shaped("LF");
+  engine::TinySpec spec = test_util::gpu_shaped_spec("LF");
   spec.linear_num_value_heads = 32;  // Qwen3.5-4B / 9B's
   engine::write_tiny_model(tmp / "base", spec);
   fs::create_directories(tmp / "merged");

@@ -231,11 +231,7 @@ TEST(Hub, AFileWhoseSha256DiffersIsRejected) {
 // The whole path through the CLI: build from the hub, then check (text and launches).
 TEST(Hub, BuildFromTheHubThenCheck) {
   test_util::TempDir tmp;
-  engine::TinySpec spec;
-  spec.layers = "LF";
-  spec.num_attention_heads = 8, spec.num_key_value_heads = 2, spec.head_dim = 256;
-  spec.linear_num_key_heads = 16, spec.linear_num_value_heads = 16;
-  spec.linear_key_head_dim = 128, spec.linear_value_head_dim = 128;
+  engine::TinySpec spec = test_util::gpu_shaped_spec("LF");
   spec.dtype = engine::DType::bf16;
   engine::write_tiny_model(tmp / "repo", spec);
   LoopbackHub hub("tiny/qwen35-gpu-shaped", tmp / "repo");

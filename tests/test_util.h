@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/compile.h"
+#include "engine/tiny_model.h"
 #include "host/model_cache.h"
 
 namespace qgpu::test_util {
@@ -58,6 +60,28 @@ struct TempDir {
 
 // The GPU-only model, built once per construction into the build tree's cache and shared
 // by every test process (a model takes ~15 s to build; each gtest case is a process).
+// A tiny random base with the compiled GPU's head shapes (Qwen3.5-2B's), so `qgpu build`
+// can merge the GPU into it: hidden 64, the given layer pattern.
+inline engine::TinySpec gpu_shaped_spec(const std::string& layers) {
+  engine::TinySpec s;
+  s.layers = layers;
+  s.num_attention_heads = 8, s.num_key_value_heads = 2, s.head_dim = 256;
+  s.linear_num_key_heads = 16, s.linear_num_value_heads = 16;
+  s.linear_key_head_dim = 128, s.linear_value_head_dim = 128;
+  return s;
+}
+
+// kernels/vecadd.cu on 3 blocks of 4 threads, 10 elements (one of them overflows).
+inline CompiledKernel vecadd_kernel() {
+  const std::string file = std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu";
+  CompileOptions o{.file = file};
+  o.launch.grid_x = 3, o.launch.block_x = 4;
+  for (const char* a : {"a=[1,2,3,4,5,6,7,8,9,-2147483647]", "b=[10,20,30,40,50,60,70,80,90,-100]",
+                        "c=[0,0,0,0,0,0,0,0,0,0]", "n=10"})
+    o.args.push_back(parse_kernel_arg(a));
+  return compile_cuda(read_file(file), o);
+}
+
 inline std::string machine_model() {
   setenv("QGPU_CACHE_DIR", QGPU_TEST_CACHE, 1);
   return host::machine_model_dir();
