@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "compiler/compile.h"
 #include "engine/forward.h"
 #include "gpu/interp.h"
 #include "gpu/trace_json.h"
@@ -20,9 +21,7 @@ void add_tiny_model_command(CLI::App& app);
 void add_compile_model_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_check_command(CLI::App& app);
-
-// "X" or "X,Y" (the --grid / --block syntax) into two positive integers; throws Error.
-std::pair<int, int> parse_dims(const std::string& text, const char* what);
+void add_chat_commands(CLI::App& app);  // chat, ask, eval
 
 // --rounding llama|transformers; throws Error.
 engine::Rounding rounding_option(const std::string& s);

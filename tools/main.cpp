@@ -18,15 +18,6 @@ std::string read_text_file(const std::string& path) {
   return s.str();
 }
 
-std::pair<int, int> parse_dims(const std::string& text, const char* what) {
-  int x = 0, y = 1;
-  char comma = 0, extra = 0;
-  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
-  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
-    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
-  return {x, y};
-}
-
 }  // namespace qgpu
 
 int main(int argc, char** argv) {
@@ -42,6 +33,7 @@ int main(int argc, char** argv) {
   qgpu::add_compile_model_command(app);
   qgpu::add_build_command(app);
   qgpu::add_check_command(app);
+  qgpu::add_chat_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,6 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -209,6 +213,15 @@ Program emit(const std::string& kernel, const IrFunction& f, const Layout& l, co
 
 }  // namespace
 
+std::pair<int, int> parse_dims(const std::string& text, const char* what) {
+  int x = 0, y = 1;
+  char comma = 0, extra = 0;
+  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
+  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
+    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
+  return {x, y};
+}
+
 KernelArg parse_kernel_arg(std::string_view text) {
   size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0)
@@ -261,6 +274,27 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
 CompiledKernel compile_cuda(std::string_view source, const CompileOptions& o) {
   std::string ptx = compile_to_ptx(o.file, o.opt_level);
   return compile_ptx(ptx, source, o);
+}
+
+CompiledKernel compile_cuda_text(std::string_view source, const CompileOptions& o) {
+  std::string path = (std::filesystem::temp_directory_path() / "qgpu_kernel_XXXXXX.cu").string();
+  const int fd = mkstemps(path.data(), 3);
+  if (fd < 0) fail("cannot create a temporary .cu file in {}", std::filesystem::temp_directory_path().string());
+  close(fd);
+  struct Remove {
+    std::string path;
+    ~Remove() { std::filesystem::remove(path); }
+  } remove{path};
+  { std::ofstream(path, std::ios::binary) << source; }
+  CompileOptions at = o;
+  at.file = path;
+  try {
+    return compile_cuda(source, at);
+  } catch (const Error& e) {
+    std::string text = e.what();  // diagnostics name the kernel's own name, not the copy
+    for (size_t i; (i = text.find(path)) != std::string::npos;) text.replace(i, path.size(), o.file);
+    throw Error(text);
+  }
 }
 
 }  // namespace qgpu

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir.h"
@@ -31,6 +32,10 @@ struct KernelArg {
 
 // Parses "NAME=VALUE" (the --arg syntax); throws Error naming the argument.
 KernelArg parse_kernel_arg(std::string_view text);
+
+// "X" or "X,Y" (the --grid / --block syntax) into two positive integers; throws Error
+// naming --what.
+std::pair<int, int> parse_dims(const std::string& text, const char* what);
 
 struct CompileOptions {
   std::string file = "<input>";  // for diagnostics
@@ -52,6 +57,9 @@ struct CompiledKernel {
 // The whole pipeline from CUDA source text. Throws Error: clang's diagnostics unchanged,
 // or qgpu's own (file:line:col with the PTX line and a caret) for what the machine lacks.
 CompiledKernel compile_cuda(std::string_view source, const CompileOptions& options);
+// The same from source text with no file of its own (a kernel a model wrote, an embedded
+// one): clang compiles a temporary copy, and diagnostics name options.file.
+CompiledKernel compile_cuda_text(std::string_view source, const CompileOptions& options);
 // From PTX text on (the source is still needed for parameter names).
 CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const CompileOptions& options);
 

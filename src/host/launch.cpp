@@ -43,7 +43,7 @@ int32_t greedy(std::span<const float> logits) {
 }
 
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
-                         int64_t max_records) {
+                         int64_t max_records, const RecordHook& on_record) {
   engine::Runtime rt(m, options);
   engine::State s = engine::make_state(m.config);
   // In a merged checkpoint the GPU's tokens sit after the base's: the host feeds and
@@ -53,6 +53,10 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
   for (const Rec& r : prompt) ids.push_back(token_id(r) + at);
   std::vector<float> logits;
   rt.forward(s, ids, logits);
+  const auto stopped = [](int64_t n) {
+    return Error(fmt::format("launch stopped after {} records (interrupted)", n));
+  };
+  if (on_record && !on_record(nullptr, s)) throw stopped(0);
   ModelRun out;
   out.trace.prompt.assign(prompt.begin(), prompt.end());
   const auto start = std::chrono::steady_clock::now();
@@ -64,11 +68,15 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
       throw Error(fmt::format("the model emitted '{}' as record {}: not an execution record (a divergence; "
                               "`--check` names the token and layer)", record_text(r), n));
     out.trace.records.push_back(r);
-    if (r.kind == Tok::kEnd) break;
+    if (r.kind == Tok::kEnd) {
+      if (on_record) on_record(&out.trace.records.back(), s);
+      break;
+    }
     if (n + 1 >= max_records)
       throw Error(fmt::format("the model generated {} records without `end` (--max-records); a kernel that "
                               "does not finish, or a divergence (`--check` names it)", n + 1));
     rt.forward(s, std::span(&id, 1), logits);
+    if (on_record && !on_record(&out.trace.records.back(), s)) throw stopped(n + 1);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::optional<uint32_t>> mem = read_memory(m, s);

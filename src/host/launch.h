@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "engine/forward.h"
@@ -24,9 +25,15 @@ struct ModelRun {
 // first on a tie), as the host decodes and the divergence finder compares it.
 int32_t greedy(std::span<const float> logits);
 
+// Called after the prompt (record nullptr) and after each generated record has been fed
+// back, so s holds the state after it; last with `end`, which is not fed (s is the final
+// state). The live panel reads the machine out of s here. Returning false stops the
+// launch: generate_launch throws Error("launch stopped ...").
+using RecordHook = std::function<bool(const Rec* record, const engine::State& s)>;
+
 // Throws Error when the model emits a token that is not an execution record, or runs
 // past max_records without `end` (both are divergences: `--check` names where).
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
-                         int64_t max_records);
+                         int64_t max_records, const RecordHook& on_record = {});
 
 }  // namespace qgpu::host
