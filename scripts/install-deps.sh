@@ -12,6 +12,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libicu-dev  # the tokenizer's Unicode: NFC normalization and character classes
   libcurl4-openssl-dev  # `qgpu build` downloads a base from the Hugging Face hub
+  libncurses-dev tmux  # `qgpu chat`'s terminal front end; its tests drive it in tmux
   clang  # compiles CUDA kernels to PTX (its NVPTX backend); qgpu finds clang-19/16/15/14 too
 )
 

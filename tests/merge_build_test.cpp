@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "chat/session.h"
 #include "compiler/compile.h"
 #include "engine/forward.h"
 #include "engine/model.h"
@@ -38,6 +39,30 @@ void expect_launches(const engine::Model& m) {
   EXPECT_EQ(got.trace.records, want.records);
   EXPECT_EQ(got.trace.final.mem, want.final.mem);
   EXPECT_EQ(got.trace.final.mem_written, want.final.mem_written);
+}
+
+// The chat on a merged checkpoint (issue 7): a tool call launches on the merged weights
+// (the scripted language side), and the checkpoint's own generation answers a turn (random
+// weights: any text, but never a GPU token and never past <|im_end|>); `qgpu ask` the same.
+void expect_chat(const std::string& dir, const engine::Model& m) {
+  test_util::TempFile script(R"({"rules": [{"when": "<tool_response>", "reply": "It is {{result}}."},
+    {"reply": "<tool_call>\n<function=dot>\n<parameter=a>\n[1, 2, 3]\n</parameter>\n<parameter=b>\n[4, 5, 6]\n</parameter>\n</function>\n</tool_call>"}]})");
+  auto scripted = chat::scripted_generator(script.path.string());
+  chat::Session s(m, scripted.get(), {});
+  chat::TurnResult t = s.turn("What is the dot product of [1,2,3] and [4,5,6]?", {});
+  ASSERT_EQ(t.launches.size(), 1u);
+  EXPECT_EQ(t.launches[0].error, "");
+  EXPECT_EQ(t.launches[0].result.at("result"), 32);
+  EXPECT_EQ(t.answer, "It is 32.");
+  const engine::Tokenizer tok = engine::load_tokenizer(dir + "/tokenizer.json");
+  auto own = chat::engine_generator(m, tok, {.max_tokens = 6, .threads = 1});
+  chat::Session real(m, own.get(), {});
+  chat::TurnResult r = real.turn("What is 2 + 2?", {});
+  EXPECT_EQ(r.rounds, 1);
+  EXPECT_EQ(r.answer.find("<|gpu:"), std::string::npos) << r.answer;
+  test_util::Result ask = test_util::qgpu("ask " + dir + " 'What is 2 + 2?' --max-tokens 6 --threads 1 --json");
+  ASSERT_EQ(ask.status, 0) << ask.err;
+  EXPECT_EQ(nlohmann::json::parse(ask.out)["rounds"], 1) << ask.out;
 }
 
 const std::vector<std::string> kPrompts = {"The capital of France is", "def add(a, b):\n    return",
@@ -120,6 +145,7 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   RecordProperty("mean_kl", fmt::format("{:.3g}", t.mean_kl));
   RecordProperty("agree", fmt::format("{}/{}", t.agree, t.compared));
   expect_launches(merged);
+  expect_chat(tmp / "merged", merged);
 }
 
 TEST(MergeBuild, ABaseTheGpuCannotJoinIsOneErrorAndKeepsTheOutput) {

@@ -1,0 +1,159 @@
+// The two sides of the TextGenerator seam. engine_generator is the merged checkpoint's
+// own greedy (or sampled) generation: it keeps the recurrent state after the last reply
+// and, when the next prompt extends what it has fed (a tool response after a tool call),
+// feeds only the new tokens; otherwise it starts over. scripted_generator is the one fake
+// the tests use where no Qwen3.5 weights exist: replies come from a JSON script,
+//
+//   {"rules": [{"when": "sum of 12", "reply": "<tool_call>...</tool_call>"},
+//              {"when": "<tool_response>", "reply": "The sum is {{result}}."}]}
+//
+// The first rule whose `when` occurs in the prompt's last user block (a question, or the
+// tool responses the template wraps in one) replies; a rule without `when` always matches.
+// {{result}}, {{outputs}} and {{error}} are that field of the last tool response's JSON.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+#include "chat/session.h"
+#include "engine/generate.h"
+
+namespace qgpu::chat {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Bytes of s that end on a whole UTF-8 character.
+size_t complete_utf8(std::string_view s) {
+  size_t n = s.size(), back = 0;
+  while (back < 4 && back < n && (static_cast<unsigned char>(s[n - 1 - back]) & 0xC0) == 0x80) ++back;
+  if (back == n) return n;
+  unsigned char lead = static_cast<unsigned char>(s[n - 1 - back]);
+  size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  return back + 1 >= want ? n : n - back - 1;
+}
+
+class EngineGenerator : public TextGenerator {
+ public:
+  EngineGenerator(const engine::Model& m, const engine::Tokenizer& tok, GeneratorOptions o)
+      : m_(m), tok_(tok), o_(o), rt_(m, {.threads = o.threads, .skip_zero_rows = m.config.qgpu.has_value()}),
+        s_(engine::make_state(m.config)) {
+    for (std::string_view stop : {"<|im_end|>", "<|endoftext|>"})
+      if (std::optional<int32_t> id = tok.token_id(stop)) stops_.push_back(*id);
+    for (int32_t id : m.config.eos_token_id) stops_.push_back(id);
+    // Never say a GPU token in text (a merged checkpoint), nor a padding row the tokenizer
+    // has no text for (Qwen3.5's vocabulary is padded past its tokenizer's).
+    const int32_t gpu = m.config.qgpu ? m.config.qgpu->token_offset : m.config.vocab_size;
+    mask_.kind = engine::LogitMask::Kind::forbid;
+    for (int32_t t = 0; t < m.config.vocab_size; ++t)
+      if (t >= gpu || t >= tok.vocab_size() || tok.id_text[t].empty()) mask_.ids.push_back(t);
+  }
+
+  std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece) override {
+    std::vector<int32_t> ids = tok_.encode(prompt);
+    std::span<const int32_t> fresh(ids);
+    if (fed_.size() < ids.size() && std::equal(fed_.begin(), fed_.end(), ids.begin())) {
+      fresh = fresh.subspan(fed_.size());
+    } else {
+      s_ = engine::make_state(m_.config);
+    }
+    std::vector<int32_t> said;
+    std::string text;
+    size_t shown = 0;
+    engine::GenerateOptions g{.max_tokens = o_.max_tokens, .sampling = {.temperature = o_.temperature},
+                              .stop_tokens = stops_, .mask = mask_};
+    g.on_token = [&](int32_t t, std::span<const float>) {
+      if (std::find(stops_.begin(), stops_.end(), t) != stops_.end()) return true;
+      said.push_back(t);
+      text = tok_.decode(said, /*skip_special=*/true);
+      size_t whole = complete_utf8(text);
+      if (whole <= shown) return true;
+      bool go_on = on_piece(std::string_view(text).substr(shown, whole - shown));
+      shown = whole;
+      return go_on;
+    };
+    std::vector<int32_t> out = engine::generate(rt_, s_, fresh, g);
+    fed_ = std::move(ids);
+    fed_.insert(fed_.end(), out.begin(), out.end());
+    if (shown < text.size()) on_piece(std::string_view(text).substr(shown));
+    return text;
+  }
+
+ private:
+  const engine::Model& m_;
+  const engine::Tokenizer& tok_;
+  GeneratorOptions o_;
+  engine::Runtime rt_;
+  engine::State s_;
+  std::vector<int32_t> stops_, fed_;
+  engine::LogitMask mask_;
+};
+
+class ScriptedGenerator : public TextGenerator {
+ public:
+  explicit ScriptedGenerator(const std::string& path) : path_(path) {
+    std::ifstream in(path);
+    if (!in) fail("--script {}: cannot read the file", path);
+    try {
+      ojson j = ojson::parse(in);
+      for (const ojson& r : j.at("rules")) rules_.push_back({r.value("when", ""), r.at("reply").get<std::string>()});
+    } catch (const nlohmann::json::exception& e) {
+      fail("--script {}: expected {{\"rules\": [{{\"when\": TEXT, \"reply\": TEXT}}, ...]}}: {}", path, e.what());
+    }
+  }
+
+  std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece) override {
+    std::string_view last = prompt;
+    if (size_t at = last.rfind("<|im_start|>user\n"); at != std::string_view::npos) last = last.substr(at);
+    for (const auto& [when, reply] : rules_) {
+      if (!when.empty() && last.find(when) == std::string_view::npos) continue;
+      std::string text = fill(reply, last);
+      for (size_t at = 0; at < text.size();) {  // word by word, as a model streams
+        size_t end = text.find(' ', at + 1);
+        end = end == std::string::npos ? text.size() : end;
+        if (!on_piece(std::string_view(text).substr(at, end - at))) break;
+        at = end;
+      }
+      return text;
+    }
+    fail("--script {}: no rule matches the last message: {}", path_, std::string(last.substr(0, 200)));
+  }
+
+ private:
+  // {{result}}, {{outputs}}, {{error}} from the last tool response in `last`.
+  static std::string fill(std::string text, std::string_view last) {
+    ojson response;
+    if (size_t open = last.rfind("<tool_response>\n"); open != std::string_view::npos) {
+      size_t from = open + 16, close = last.find("\n</tool_response>", from);
+      response = ojson::parse(last.substr(from, close - from), nullptr, /*allow_exceptions=*/false);
+    }
+    for (const char* key : {"result", "outputs", "error"}) {
+      std::string slot = fmt::format("{{{{{}}}}}", key);
+      for (size_t at; (at = text.find(slot)) != std::string::npos;) {
+        std::string value = response.is_object() && response.contains(key)
+                                ? (response[key].is_string() ? response[key].get<std::string>()
+                                                             : engine::template_tojson(response[key]))
+                                : "(none)";
+        text.replace(at, slot.size(), value);
+      }
+    }
+    return text;
+  }
+
+  std::string path_;
+  std::vector<std::pair<std::string, std::string>> rules_;
+};
+
+}  // namespace
+
+std::unique_ptr<TextGenerator> engine_generator(const engine::Model& m, const engine::Tokenizer& tok,
+                                                GeneratorOptions options) {
+  return std::make_unique<EngineGenerator>(m, tok, options);
+}
+
+std::unique_ptr<TextGenerator> scripted_generator(const std::string& script_path) {
+  return std::make_unique<ScriptedGenerator>(script_path);
+}
+
+}  // namespace qgpu::chat

@@ -1,0 +1,238 @@
+// The chat's session (issue 7): turns in normal and advanced mode, the / commands, ask and
+// eval. The language side is the scripted generator (no Qwen3.5 weights exist on these
+// machines: the one fake, at the TextGenerator seam); every launch runs on the real
+// compiled GPU-only model, and its results are checked against the interpreter's.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "chat/commands.h"
+#include "chat/eval.h"
+#include "chat/library.h"
+#include "chat/session.h"
+#include "engine/tiny_model.h"
+#include "engine/tokenizer.h"
+#include "test_util.h"
+
+namespace qgpu::chat {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using test_util::TempFile;
+
+const engine::Model& gpu_model() {
+  static const engine::Model m = engine::load_model(test_util::machine_model(), engine::DType::bf16);
+  return m;
+}
+
+std::string script(const ojson& rules) { return ojson{{"rules", rules}}.dump(); }
+
+std::string call(const std::string& name, const ojson& args) {
+  std::string out = "<tool_call>\n<function=" + name + ">\n";
+  for (const auto& [k, v] : args.items()) out += "<parameter=" + k + ">\n" + v.dump() + "\n</parameter>\n";
+  return out + "</function>\n</tool_call>";
+}
+
+// The interpreter's memory for the same program: what the model's read-out must equal.
+void expect_interpreter_outputs(const LaunchReport& r) {
+  Trace want = run(r.program, r.launch);
+  EXPECT_EQ(r.trace.records, want.records) << r.kernel;
+  for (const Array& a : r.program.arrays) {
+    std::vector<uint32_t> w = read_array(want.final, a);
+    for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(r.outputs[a.name][i].get<int32_t>(), static_cast<int32_t>(w[i]));
+  }
+}
+
+TEST(ChatSession, NormalModeCallsAKernelAndAnswersWithTheGpusNumber) {
+  TempFile s(script({{{"when", "sum of 12"}, {"reply", "Let me use the GPU.\n\n" + call("sum", {{"values", {12, 7, 30, 5}}})}},
+                     {{"when", "<tool_response>"}, {"reply", "The sum is {{result}}."}}}));
+  auto text = scripted_generator(s.path.string());
+  Session session(gpu_model(), text.get(), {});
+  std::string streamed;
+  int starts = 0, tokens = 0, ends = 0;
+  Events ev{.on_text = [&](std::string_view t) { streamed += t; },
+            .on_launch_start = [&](const LaunchReport&) { ++starts; },
+            .on_launch_token = [&](const LaunchFeed&) { return ++tokens, true; },
+            .on_launch_end = [&](const LaunchReport&) { ++ends; }};
+  TurnResult t = session.turn("What is the sum of 12, 7, 30 and 5?", ev);
+  EXPECT_EQ(t.answer, "The sum is 54.");
+  EXPECT_EQ(t.rounds, 2);
+  ASSERT_EQ(t.launches.size(), 1u);
+  const LaunchReport& r = t.launches[0];
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.result.at("result"), 54);
+  expect_interpreter_outputs(r);
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(ends, 1);
+  EXPECT_EQ(tokens, static_cast<int>(r.trace.records.size()) + 1);  // after the prompt, then each record
+  EXPECT_NE(streamed.find("The sum is 54."), std::string::npos);
+  // system, user, assistant (call), tool, assistant (answer)
+  ASSERT_EQ(session.messages().size(), 5u);
+  EXPECT_EQ(session.messages()[2].tool_calls.size(), 1u);
+  EXPECT_EQ(session.messages()[3].role, "tool");
+  EXPECT_EQ(session.messages()[3].content, engine::template_tojson(r.result));
+}
+
+TEST(ChatSession, ABadCallGetsAToolErrorTheModelRecoversFrom) {
+  TempFile s(script({{{"when", "\"error\""}, {"reply", call("sum", {{"values", {1, 2, 3}}})}},
+                     {{"when", "<tool_response>"}, {"reply", "The sum is {{result}}."}},
+                     {{"when", "add"}, {"reply", call("sum", {{"values", "one, two"}})}}}));
+  auto text = scripted_generator(s.path.string());
+  Session session(gpu_model(), text.get(), {});
+  std::vector<std::string> notices;
+  TurnResult t = session.turn("add 1, 2 and 3", {.on_notice = [&](std::string_view n) { notices.emplace_back(n); }});
+  EXPECT_EQ(t.answer, "The sum is 6.");
+  ASSERT_FALSE(t.launches.empty());
+  EXPECT_EQ(t.launches.back().result.at("result"), 6);
+  ASSERT_EQ(notices.size(), 1u);
+  const engine::ChatMessage& error = session.messages()[3];  // after system, user, the bad call
+  EXPECT_EQ(error.role, "tool");
+  EXPECT_TRUE(error.content.starts_with("{\"error\": \"")) << error.content;
+  EXPECT_NE(error.content.find("values"), std::string::npos) << error.content;
+}
+
+constexpr const char* kSquare =
+    "```cuda\nextern \"C\" __global__ void square(int* x, int n) {\n  int i = threadIdx.x;\n"
+    "  if (i < n) x[i] = x[i] * x[i];\n}\n```\n```launch\n--grid 1 --block 4 --arg 'x=[3,-4,5]' --arg n=3\n```";
+
+TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
+  const std::string broken = "```cuda\nextern \"C\" __global__ void square(float* x) { x[0] = x[0] * x[0]; }\n```\n"
+                             "```launch\n--grid 1 --block 4 --arg 'x=[1]'\n```";
+  TempFile s(script({{{"when", "compile error"}, {"reply", kSquare}},
+                     {{"when", "<tool_response>"}, {"reply", "The squares are {{outputs}}."}},
+                     {{"when", "square"}, {"reply", broken}}}));
+  auto text = scripted_generator(s.path.string());
+  Session session(gpu_model(), text.get(), {.mode = Mode::advanced});
+  TurnResult t = session.turn("square 3, -4 and 5", {});
+  ASSERT_EQ(t.launches.size(), 2u);
+  EXPECT_NE(t.launches[0].error.find("float"), std::string::npos) << t.launches[0].error;
+  EXPECT_EQ(t.launches[1].error, "");
+  EXPECT_EQ(t.launches[1].outputs.at("x"), ojson({9, 16, 25}));
+  expect_interpreter_outputs(t.launches[1]);
+  EXPECT_EQ(t.answer, "The squares are {\"x\": [9, 16, 25]}.");
+  EXPECT_TRUE(launch_matches(t.launches[1], ojson({9, 16, 25})));
+  EXPECT_NE(system_prompt(Mode::advanced).find("```launch"), std::string::npos);
+}
+
+TEST(ChatSession, AdvancedModeGivesUpAfterTwoRetries) {
+  TempFile s(script({{{"reply", "```cuda\nextern \"C\" __global__ void k(int* x) { x[0] = 1 }\n```\n```launch\n--arg 'x=[0]'\n```"}}}));
+  auto text = scripted_generator(s.path.string());
+  Session session(gpu_model(), text.get(), {.mode = Mode::advanced});
+  TurnResult t = session.turn("anything", {});
+  EXPECT_EQ(t.launches.size(), 3u);
+  EXPECT_EQ(t.rounds, 3);
+  EXPECT_TRUE(t.answer.starts_with("The kernel did not compile after 3 tries:")) << t.answer;
+}
+
+TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
+  Session session(gpu_model(), nullptr, {});
+  EXPECT_FALSE(session.has_language());
+  try {
+    session.turn("hello", {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(std::string(e.what()).starts_with("this is the GPU-only model")) << e.what();
+  }
+  const std::string vecadd = std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu";
+  CommandOutcome o = run_command(session, "/run " + vecadd + " --grid 1 --block 4 --arg 'a=[1,2,3]' --arg "
+                                 "'b=[10,20,30]' --arg 'c=[0,0,0]' --arg n=3", {});
+  ASSERT_GE(o.lines.size(), 2u) << o.lines[0];
+  EXPECT_TRUE(o.lines[0].starts_with("launch vecadd (")) << o.lines[0];
+  EXPECT_NE(std::find(o.lines.begin(), o.lines.end(), "  c = [11, 22, 33]"), o.lines.end());
+  ASSERT_TRUE(session.last_launch());
+  expect_interpreter_outputs(*session.last_launch());
+  std::vector<std::string> trace = run_command(session, "/trace", {}).lines;
+  EXPECT_EQ(trace.size(), session.last_launch()->trace.records.size() + 1);
+  std::vector<std::string> sum = run_command(session, "/run sum --block 4 --arg 'values=[1,2]' --arg 'out=[0]' --arg n=2", {}).lines;
+  EXPECT_NE(std::find(sum.begin(), sum.end(), "  out = [3]"), sum.end()) << sum[0];
+  EXPECT_EQ(run_command(session, "/run /nonexistent.cu", {}).lines,
+            std::vector<std::string>{"launch /nonexistent.cu: cannot read '/nonexistent.cu': no such file or not readable"});
+  EXPECT_EQ(run_command(session, "/mode fast", {}).lines, std::vector<std::string>{"/mode: mode 'fast': expected normal or advanced"});
+  EXPECT_EQ(run_command(session, "/mode advanced", {}).lines, std::vector<std::string>{"mode: advanced"});
+  EXPECT_EQ(run_command(session, "/bogus", {}).lines, std::vector<std::string>{"/bogus: unknown command; / lists the commands"});
+  EXPECT_TRUE(run_command(session, "/quit", {}).quit);
+  EXPECT_EQ(run_command(session, "/panel off", {}).panel, false);
+  test_util::TempDir d;
+  EXPECT_EQ(run_command(session, "/save " + d / "chat.json", {}).lines[0], "saved the conversation and its launches to " + d / "chat.json");
+  ojson saved = ojson::parse(test_util::read_file(d / "chat.json"));
+  EXPECT_EQ(saved["launches"].size(), 3u);
+  EXPECT_EQ(saved["launches"][0]["outputs"]["c"], ojson({11, 22, 33}));
+}
+
+TEST(ChatCommands, SplitWordsQuotes) {
+  EXPECT_EQ(split_words("/run  k.cu --arg 'a=[1, 2]' \"x y\""),
+            (std::vector<std::string>{"/run", "k.cu", "--arg", "a=[1, 2]", "x y"}));
+}
+
+TEST(ChatEval, MatchesNumbersInTheAnswer) {
+  EXPECT_TRUE(answer_matches("The sum is 54.", 54));
+  EXPECT_FALSE(answer_matches("The sum is 540.", 54));
+  EXPECT_FALSE(answer_matches("x54", 54));
+  EXPECT_TRUE(answer_matches("It is -3, then", -3));
+  EXPECT_TRUE(answer_matches("sorted: [1, 2, 3]", ojson({1, 2, 3})));
+  EXPECT_FALSE(answer_matches("sorted: [1, 3, 2]", ojson({1, 2, 3})));
+  EXPECT_TRUE(answer_matches("rows 1 2 and 3 4", ojson({{1, 2}, {3, 4}})));
+}
+
+// The language side of a merged checkpoint: the engine generator streams exactly what it
+// returns, and a prompt that extends the last one continues from the kept state with the
+// same tokens as a fresh generator fed the whole prompt.
+TEST(ChatGenerator, EngineGeneratorStreamsAndReusesItsState) {
+  test_util::TempDir d;
+  engine::write_tiny_model(d.path.string(), engine::TinySpec{.layers = "LF", .intermediate_size = 32});
+  engine::Model m = engine::load_model(d.path.string());
+  engine::Tokenizer tok = engine::load_tokenizer(d / "tokenizer.json");
+  auto a = engine_generator(m, tok, {.max_tokens = 12, .threads = 1});
+  std::string pieces;
+  std::string first = a->reply("<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n", [&](std::string_view p) {
+    pieces += p;
+    return true;
+  });
+  EXPECT_EQ(pieces, first);
+  const std::string next = "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n" + first + "<|im_end|>\n<|im_start|>user\nmore";
+  std::string continued = a->reply(next, [](std::string_view) { return true; });
+  auto b = engine_generator(m, tok, {.max_tokens = 12, .threads = 1});
+  EXPECT_EQ(continued, b->reply(next, [](std::string_view) { return true; }));
+}
+
+TEST(ChatCli, AskAndEvalWithAScriptedLanguageSide) {
+  ojson rules = ojson::array();
+  for (const EvalQuestion& q : eval_questions()) rules.push_back({{"when", q.question}, {"reply", call(q.tool, q.arguments)}});
+  rules.push_back({{"when", "<tool_response>"}, {"reply", "The answer is {{result}}."}});
+  TempFile s(script(rules));
+  const std::string env = std::string("QGPU_CACHE_DIR=") + QGPU_TEST_CACHE + " ";
+  const EvalQuestion q = eval_questions().front();
+  test_util::Result r = test_util::qgpu_env(env, "eval --script " + s.path.string() + " --samples 3 --json --dtype bf16 " +
+                                                     test_util::machine_model());
+  ASSERT_EQ(r.status, 0) << r.err;
+  ojson j = ojson::parse(r.out);
+  ASSERT_EQ(j["modes"].size(), 1u);
+  EXPECT_EQ(j["modes"][0]["questions"], 3);
+  EXPECT_EQ(j["modes"][0]["gpu_correct"], 3) << r.out;
+  EXPECT_EQ(j["modes"][0]["used_gpu"], 3);
+  EXPECT_EQ(j["modes"][0]["answered_correctly"], 3) << r.out;
+  test_util::Result one = test_util::qgpu_env(
+      env, "ask --script " + s.path.string() + " --json --dtype bf16 " + test_util::machine_model() + " '" + q.question + "'");
+  ASSERT_EQ(one.status, 0) << one.err;
+  ojson a = ojson::parse(one.out);
+  EXPECT_EQ(a["launches"].size(), 1u);
+  EXPECT_TRUE(answer_matches(a["answer"].get<std::string>(), q.answer)) << one.out;
+  test_util::Result gpu_only = test_util::qgpu_env(env, "ask --dtype bf16 " + test_util::machine_model() + " 'hi'");
+  EXPECT_EQ(gpu_only.status, 1);
+  EXPECT_NE(gpu_only.err.find("is the GPU-only model: it has no language model"), std::string::npos) << gpu_only.err;
+}
+
+TEST(ChatCli, PlainChatRunsCommandsFromStdin) {
+  TempFile in("/kernels\n/run sum --block 4 --arg 'values=[4,5,6]' --arg 'out=[0]' --arg n=3\nhello\n/quit\n");
+  const std::string env = std::string("QGPU_CACHE_DIR=") + QGPU_TEST_CACHE + " ";
+  test_util::Result r = test_util::qgpu_env(env, "chat --plain --dtype bf16 < " + in.path.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the GPU-only model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ready-made kernels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("launch sum ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("error: this is the GPU-only model"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace qgpu::chat

@@ -1,0 +1,202 @@
+// `qgpu chat`'s ncurses front end (chat/tui.cpp), driven in a detached tmux session as a
+// person would: type a /run, watch the panel while the launch runs, read the result in the
+// panel's memory and in the conversation, edit and recall input, stop a launch with Ctrl-C,
+// quit. Every wait polls the screen with a deadline; the tmux session is always killed.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+constexpr int kCols = 160, kRows = 50;
+constexpr int kPanelX = 60;  // the panel's first column at 160 columns (100 wide, a rule before it)
+
+std::string shell(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// One `qgpu chat` in a tmux session of kCols x kRows; `echo qgpu-exit-$?` after it shows how it ended.
+struct Chat {
+  std::string name = fmt::format("qgpu-chat-test-{}", getpid());
+
+  explicit Chat(const std::string& args) {
+    // The shell ignores SIGINT so that Ctrl-C reaches only qgpu (which installs its own handler).
+    const std::string command = fmt::format("trap \"\" INT; QGPU_CACHE_DIR={} {} chat {}; echo qgpu-exit-$?; sleep 600",
+                                            QGPU_TEST_CACHE, QGPU_BINARY, args);
+    shell(fmt::format("tmux kill-session -t {} 2>/dev/null; tmux new-session -d -x {} -y {} -s {} {}", name, kCols,
+                      kRows, name, quoted(command)));
+  }
+  ~Chat() { shell(fmt::format("tmux kill-session -t {} 2>/dev/null", name)); }
+  Chat(const Chat&) = delete;
+  Chat& operator=(const Chat&) = delete;
+
+  std::string screen() const { return shell(fmt::format("tmux capture-pane -p -t {}", name)); }
+  void type(const std::string& text) const { shell(fmt::format("tmux send-keys -t {} -l {}", name, quoted(text))); }
+  void keys(const std::string& names) const { shell(fmt::format("tmux send-keys -t {} {}", name, names)); }
+
+  // Polls the screen until `done` holds; the last screen, or "" after the deadline.
+  std::string wait(const std::function<bool(const std::string&)>& done, double seconds) const {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    std::string s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      s = screen();
+      if (done(s)) return s;
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    ADD_FAILURE() << "timed out; the screen:\n" << s;
+    return "";
+  }
+  std::string wait_for(const std::string& text, double seconds) const {
+    return wait([&](const std::string& s) { return s.find(text) != std::string::npos; }, seconds);
+  }
+};
+
+std::vector<std::string> lines_of(const std::string& screen) {
+  std::vector<std::string> out;
+  std::istringstream in(screen);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The panel's columns of the screen, and the conversation's.
+std::string panel_of(const std::string& screen) {
+  std::string out;
+  for (const std::string& l : lines_of(screen)) out += (l.size() > kPanelX ? l.substr(kPanelX) : "") + "\n";
+  return out;
+}
+std::string convo_of(const std::string& screen) {
+  std::string out;
+  for (const std::string& l : lines_of(screen)) out += l.substr(0, std::min<size_t>(l.size(), kPanelX - 1)) + "\n";
+  return out;
+}
+
+std::string without_spaces(std::string s) {
+  std::erase_if(s, [](char c) { return c == ' ' || c == '\n'; });
+  return s;
+}
+
+// The memory rows of the panel ("  16:   70   80 ..."): word -> value, `*` marks dropped.
+std::map<int, int64_t> panel_memory(const std::string& panel) {
+  std::map<int, int64_t> words;
+  const std::regex row(R"(^\s*(\d+):((\s+\S+)+)\s*$)");
+  for (const std::string& l : lines_of(panel)) {
+    std::smatch m;
+    if (!std::regex_match(l, m, row)) continue;
+    int at = std::stoi(m[1]);
+    std::istringstream cells(m[2]);
+    for (std::string c; cells >> c; ++at) {
+      if (c.back() == '*') c.pop_back();
+      if (c != ".") words[at] = std::stoll(c);
+    }
+  }
+  return words;
+}
+
+const char* kVecadd = " --grid 3 --block 4 --arg a=[1,2,3,4,5,6,7,8,9,10] --arg b=[10,20,30,40,50,60,70,80,90,100]"
+                      " --arg c=[0,0,0,0,0,0,0,0,0,0] --arg n=10";
+
+class ChatTui : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (shell("command -v tmux").empty()) GTEST_SKIP() << "tmux is not installed";
+    test_util::machine_model();  // built once into the test cache before the chat loads it
+  }
+};
+
+TEST_F(ChatTui, RunsAKernelWithTheLivePanel) {
+  Chat chat("--slow 20");
+  chat.wait_for("Type / for the commands.", 60);
+  EXPECT_NE(chat.screen().find("machine panel: no launch yet"), std::string::npos);
+  chat.type(fmt::format("/run {}/kernels/vecadd.cu{}", QGPU_SOURCE_DIR, kVecadd));
+  chat.keys("Enter");
+  // While it runs: records counted, the current block marked in the ROM, a warp running.
+  const std::regex running(R"(records ([1-9]\d*) .* running)");
+  std::string s = chat.wait([&](const std::string& sc) {
+    std::smatch m;
+    const std::string p = panel_of(sc);
+    return std::regex_search(p, m, running) && p.find("\n > b") != std::string::npos;
+  }, 60);
+  const std::string live = panel_of(s);
+  EXPECT_NE(live.find("qgpu vecadd  grid 3x1 block 4x1"), std::string::npos) << live;
+  EXPECT_NE(live.find("-- program ROM (9 blocks)"), std::string::npos) << live;
+  EXPECT_NE(live.find(" step: warp "), std::string::npos) << live;
+  EXPECT_NE(live.find("-- pipeline: the pass that consumed record #"), std::string::npos) << live;
+  EXPECT_NE(live.find("  lane    p0-3  r0  r1"), std::string::npos) << live;
+  EXPECT_NE(convo_of(s).find("launch: kernel vecadd"), std::string::npos) << s;
+  // Finished: memory holds a, b and c = a + b as the model wrote them.
+  s = chat.wait([](const std::string& sc) { return panel_of(sc).find(" finished\n") != std::string::npos &&
+                                                   sc.find("launch done:") != std::string::npos; }, 120);
+  std::map<int, int64_t> mem = panel_memory(panel_of(s));
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(mem[i], i + 1) << panel_of(s);
+    EXPECT_EQ(mem[10 + i], 10 * (i + 1));
+    EXPECT_EQ(mem[20 + i], 11 * (i + 1));
+  }
+  EXPECT_NE(without_spaces(convo_of(s)).find("c=[11,22,33,44,55,66,77,88,99,110]"), std::string::npos) << s;
+  chat.type("/quit");
+  chat.keys("Enter");
+  chat.wait_for("qgpu-exit-0", 20);
+}
+
+// The input line as the screen's last line of text.
+std::string input_line(const std::string& screen) {
+  std::vector<std::string> ls = lines_of(screen);
+  while (!ls.empty() && ls.back().find_first_not_of(' ') == std::string::npos) ls.pop_back();
+  return ls.empty() ? "" : ls.back();
+}
+
+TEST_F(ChatTui, EditsRecallsStopsAndQuits) {
+  Chat chat("--slow 200");
+  chat.wait_for("Type / for the commands.", 60);
+  chat.type("xyz/hepl");
+  chat.keys("BSpace BSpace");
+  chat.type("lp");
+  chat.keys("Home DC DC DC C-d C-e");  // the first Ctrl-D edits nothing: the line is not empty
+  chat.wait([](const std::string& s) { return input_line(s) == "> /help"; }, 5);
+  chat.keys("Enter");
+  chat.wait_for("/quit", 10);
+  chat.keys("Up");
+  chat.wait([](const std::string& s) { return input_line(s) == "> /help"; }, 5);
+  chat.keys("C-u");
+  chat.type("abcd");
+  chat.keys("Left Left C-k");
+  chat.wait([](const std::string& s) { return input_line(s) == "> ab"; }, 5);
+  chat.keys("C-a C-k");
+  // Ctrl-C stops a running launch; the conversation says so and the chat goes on.
+  chat.type(fmt::format("/run {}/kernels/vecadd.cu{}", QGPU_SOURCE_DIR, kVecadd));
+  chat.keys("Enter");
+  chat.wait_for("launch running:", 60);
+  chat.keys("C-c");
+  const std::string s = chat.wait_for("stopped", 20);
+  EXPECT_NE(s.find("interrupted"), std::string::npos) << s;
+  // Ctrl-C at the empty prompt quits.
+  chat.wait([](const std::string& sc) { return input_line(sc) == ">"; }, 10);
+  chat.keys("C-c");
+  chat.wait_for("qgpu-exit-0", 20);
+}
+
+}  // namespace
+}  // namespace qgpu

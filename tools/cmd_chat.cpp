@@ -1,0 +1,207 @@
+// `qgpu chat [MODEL_DIR] [--plain]`, `qgpu ask MODEL_DIR QUESTION` and `qgpu eval MODEL_DIR`:
+// a conversation with a merged checkpoint whose answers come from launches on its own
+// weights (src/chat/session.h). Without MODEL_DIR, chat runs on the cached GPU-only model,
+// which has no language side: the / commands still launch kernels with the panel.
+// --script FILE replaces the language side with a scripted one (the tests' seam).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "base/error.h"
+#include "chat/commands.h"
+#include "chat/eval.h"
+#include "chat/panel.h"
+#include "chat/session.h"
+#include "chat/tui.h"
+#include "commands.h"
+#include "engine/tokenizer.h"
+#include "host/model_cache.h"
+
+namespace qgpu {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+struct ChatArgs {
+  std::string model, dtype, script, mode = "normal", question;
+  int threads = 2, max_tokens = 512, slow_ms = 0, samples = 0;
+  bool plain = false, json = false, no_panel = false;
+};
+
+// The model, its language side (null for the GPU-only model without --script) and the
+// greeting that says which it is.
+struct Loaded {
+  std::string dir;
+  engine::Model model;
+  std::optional<engine::Tokenizer> tokenizer;
+  std::unique_ptr<chat::TextGenerator> text;
+  std::string greeting;
+};
+
+std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
+  auto l = std::make_unique<Loaded>();
+  l->dir = a.model.empty() ? host::machine_model_dir() : a.model;
+  if (!a.dtype.empty() && a.dtype != "f32" && a.dtype != "bf16" && a.dtype != "f16")
+    fail("--dtype {}: expected f32, bf16 or f16", a.dtype);
+  l->model = engine::load_model(l->dir, a.dtype.empty() ? std::nullopt : std::optional(engine::parse_dtype(a.dtype)));
+  const bool merged = l->model.config.qgpu.has_value();
+  // The GPU-only model's vocabulary is the GPU's tokens (rounded up to a multiple of 64).
+  const bool gpu_only = !merged && l->model.config.vocab_size >= vocab_size() && l->model.config.vocab_size < vocab_size() + 64;
+  if (!merged && !gpu_only)
+    fail("{}: a Qwen3.5 checkpoint without the GPU (config.json has no \"qgpu\" object): merge it first with "
+         "`qgpu build --base {} --out DIR` and chat with DIR", l->dir, l->dir);
+  if (!a.script.empty()) {
+    l->text = chat::scripted_generator(a.script);
+    l->greeting = fmt::format("{}: language side scripted by {} (a test seam); launches run on the model", l->dir, a.script);
+  } else if (merged) {
+    l->tokenizer = engine::load_tokenizer((std::filesystem::path(l->dir) / "tokenizer.json").string());
+    l->text = chat::engine_generator(l->model, *l->tokenizer, {.max_tokens = a.max_tokens, .threads = a.threads});
+    l->greeting = fmt::format("{}: Qwen3.5 with the GPU merged in; ask in words, or / for commands", l->dir);
+  } else {
+    if (need_language)
+      fail("{} is the GPU-only model: it has no language model to answer in words. Merge the GPU into "
+           "Qwen3.5 with `qgpu build --base Qwen/Qwen3.5-2B --out build/merged-2b` and pass that directory",
+           l->dir);
+    l->greeting = fmt::format(
+        "{}: the GPU-only model (the compiled GPU's layers, no language model), so it cannot answer in words. "
+        "/run FILE.cu or /kernels launch kernels with the panel; for chat, merge it into Qwen3.5 with "
+        "`qgpu build` and run `qgpu chat build/merged-2b`. / lists the commands.",
+        l->dir);
+  }
+  return l;
+}
+
+chat::Session make_session(Loaded& l, const ChatArgs& a) {
+  return chat::Session(l.model, l.text.get(), {.mode = chat::parse_mode(a.mode), .threads = 1});
+}
+
+// Plain mode: a line in, lines out (scripts and CI). The panel, when on, is printed once
+// after each launch, from the model's state at its last token.
+int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
+  fmt::print("{}\n", greeting);
+  std::optional<chat::PanelSnapshot> snap;
+  chat::Events ev;
+  ev.on_text = [](std::string_view t) { fmt::print("{}", t), std::fflush(stdout); };
+  ev.on_notice = [](std::string_view t) { fmt::print("[qgpu] {}\n", t); };
+  ev.on_launch_start = [&](const chat::LaunchReport& r) {
+    fmt::print("[qgpu] launch {} ({}) inside the model...\n", r.kernel, r.file);
+    snap.reset();
+  };
+  ev.on_launch_token = [&](const chat::LaunchFeed& f) {
+    if (panel && f.record && f.record->kind == Tok::kEnd) snap = chat::read_snapshot(f, nullptr);
+    return true;
+  };
+  ev.on_launch_end = [&](const chat::LaunchReport& r) {
+    if (r.tool == "run") return;  // /run prints its own summary
+    for (const std::string& line : chat::launch_lines(r)) fmt::print("[qgpu] {}\n", line);
+    if (snap) for (const std::string& line : chat::render_panel(*snap, 100)) fmt::print("{}\n", line);
+  };
+  std::string line;
+  while (fmt::print("> "), std::fflush(stdout), std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    try {
+      if (line[0] == '/') {
+        chat::CommandOutcome o = chat::run_command(s, line, ev);
+        for (const std::string& l : o.lines) fmt::print("{}\n", l);
+        if (o.panel) panel = *o.panel;
+        if (snap && line.starts_with("/run"))
+          for (const std::string& l : chat::render_panel(*snap, 100)) fmt::print("{}\n", l);
+        if (o.quit) return 0;
+        continue;
+      }
+      chat::TurnResult t = s.turn(line, ev);
+      fmt::print("\n");
+      (void)t;
+    } catch (const std::exception& e) {
+      fmt::print("[qgpu] error: {}\n", e.what());
+    }
+  }
+  fmt::print("\n");
+  return 0;
+}
+
+void chat_command(const ChatArgs& a) {
+  std::unique_ptr<Loaded> l = load(a, false);
+  chat::Session s = make_session(*l, a);
+  if (a.plain || !isatty(0) || !isatty(1)) {
+    if (int rc = run_plain(s, l->greeting, !a.no_panel); rc != 0) std::exit(rc);
+    return;
+  }
+  if (int rc = chat::run_tui(s, {.panel = !a.no_panel, .slow_ms = a.slow_ms, .greeting = l->greeting}); rc != 0)
+    std::exit(rc);
+}
+
+void ask_command(const ChatArgs& a) {
+  std::unique_ptr<Loaded> l = load(a, true);
+  chat::Session s = make_session(*l, a);
+  chat::Events ev;
+  if (!a.json) {
+    ev.on_notice = [](std::string_view t) { fmt::print(stderr, "[qgpu] {}\n", t); };
+    ev.on_launch_end = [](const chat::LaunchReport& r) {
+      for (const std::string& line : chat::launch_lines(r)) fmt::print(stderr, "[qgpu] {}\n", line);
+    };
+  }
+  chat::TurnResult t = s.turn(a.question, ev);
+  if (!a.json) return fmt::print("{}\n", t.answer);
+  ojson launches = ojson::array();
+  for (const chat::LaunchReport& r : t.launches) launches.push_back(chat::launch_json(r));
+  fmt::print("{}\n", ojson{{"model", l->dir}, {"mode", a.mode}, {"question", a.question}, {"answer", t.answer},
+                           {"rounds", t.rounds}, {"launches", launches}}
+                         .dump());
+}
+
+void eval_command(const ChatArgs& a) {
+  std::unique_ptr<Loaded> l = load(a, true);
+  std::vector<chat::Mode> modes;
+  if (a.mode == "both") modes = {chat::Mode::normal, chat::Mode::advanced};
+  else modes = {chat::parse_mode(a.mode)};
+  ojson report = {{"model", l->dir}, {"modes", ojson::array()}};
+  for (chat::Mode m : modes) {
+    chat::EvalReport r = chat::run_eval(l->model, *l->text, m, a.samples, [&](const chat::EvalRow& row) {
+      if (!a.json) fmt::print(stderr, "{}\n", chat::eval_row_text(row));
+    });
+    if (!a.json) fmt::print("{}\n", chat::eval_summary_text(r));
+    report["modes"].push_back(chat::eval_json(r));
+  }
+  if (a.json) fmt::print("{}\n", report.dump());
+}
+
+void add_common(CLI::App* cmd, ChatArgs& a) {
+  cmd->add_option("--mode", a.mode, "normal (ready-made kernels as tools) or advanced (the model writes CUDA)");
+  cmd->add_option("--dtype", a.dtype, "f32, bf16 or f16 (default: the checkpoint's own)");
+  cmd->add_option("--threads", a.threads, "Threads for the language model's forward passes");
+  cmd->add_option("--max-tokens", a.max_tokens, "Longest reply in tokens");
+  cmd->add_option("--script", a.script, "Replies from a JSON script instead of the language model (testing)");
+}
+
+}  // namespace
+
+void add_chat_commands(CLI::App& app) {
+  auto a = std::make_shared<ChatArgs>();
+  auto* chat = app.add_subcommand("chat", "Talk to the merged model; its GPU runs the kernels, with a live panel");
+  chat->add_option("model", a->model, "Merged checkpoint directory (default: the GPU-only model, commands only)");
+  chat->add_flag("--plain", a->plain, "No terminal UI: a line in, lines out");
+  chat->add_option("--slow", a->slow_ms, "Pause MS milliseconds after each launch token (to watch the panel)");
+  chat->add_flag("--no-panel", a->no_panel, "Start with the panel hidden");
+  add_common(chat, *a);
+  chat->callback([a] { chat_command(*a); });
+
+  auto* ask = app.add_subcommand("ask", "One question to the merged model; print its answer");
+  ask->add_option("model", a->model, "Merged checkpoint directory")->required();
+  ask->add_option("question", a->question, "The question")->required();
+  ask->add_flag("--json", a->json, "Print {answer, launches: [...], rounds}");
+  add_common(ask, *a);
+  ask->callback([a] { ask_command(*a); });
+
+  auto* eval = app.add_subcommand("eval", "The shipped questions with known answers: how often the model is right");
+  eval->add_option("model", a->model, "Merged checkpoint directory")->required();
+  eval->add_option("--samples", a->samples, "Ask only the first N questions (default: all)");
+  eval->add_flag("--json", a->json, "Print the report as JSON");
+  add_common(eval, *a);
+  eval->callback([a] { eval_command(*a); });
+}
+
+}  // namespace qgpu
