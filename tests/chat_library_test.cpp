@@ -212,6 +212,7 @@ TEST(ChatLibrary, ArgumentsMayArriveAsStringsHoldingJson) {
   EXPECT_EQ(result_of("sum", {{"values", "[1, 2, 3]"}}), 6);
   EXPECT_EQ(result_of("difference", {{"a", "10"}, {"b", 4.0}}), 6);
   EXPECT_EQ(result_of("matmul", {{"a", "[[1, 2], [3, 4]]"}, {"b", "[[1, 0], [0, 1]]"}}), json({{1, 2}, {3, 4}}));
+  EXPECT_EQ(result_of("vector_op", {{"a", {1, 2}}, {"b", {3, 4}}, {"op", "\"mul\""}}), json({3, 8}));  // quoted
 }
 
 TEST(ChatLibrary, BadCallsGetOneSentence) {

@@ -30,7 +30,8 @@ std::string script(const ojson& rules) { return ojson{{"rules", rules}}.dump(); 
 
 std::string call(const std::string& name, const ojson& args) {
   std::string out = "<tool_call>\n<function=" + name + ">\n";
-  for (const auto& [k, v] : args.items()) out += "<parameter=" + k + ">\n" + v.dump() + "\n</parameter>\n";
+  for (const auto& [k, v] : args.items())  // strings as they are, the rest as JSON (the template's way)
+    out += "<parameter=" + k + ">\n" + (v.is_string() ? v.get<std::string>() : v.dump()) + "\n</parameter>\n";
   return out + "</function>\n</tool_call>";
 }
 
@@ -51,7 +52,7 @@ TEST(ChatSession, NormalModeCallsAKernelAndAnswersWithTheGpusNumber) {
   Session session(gpu_model(), text.get(), {});
   std::string streamed;
   int starts = 0, tokens = 0, ends = 0;
-  Events ev{.on_text = [&](std::string_view t) { streamed += t; },
+  Events ev{.on_text = [&](std::string_view t) { return streamed += t, true; },
             .on_launch_start = [&](const LaunchReport&) { ++starts; },
             .on_launch_token = [&](const LaunchFeed&) { return ++tokens, true; },
             .on_launch_end = [&](const LaunchReport&) { ++ends; }};

@@ -84,7 +84,7 @@ int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
   fmt::print("{}\n", greeting);
   std::optional<chat::PanelSnapshot> snap;
   chat::Events ev;
-  ev.on_text = [](std::string_view t) { fmt::print("{}", t), std::fflush(stdout); };
+  ev.on_text = [](std::string_view t) { return fmt::print("{}", t), std::fflush(stdout), true; };
   ev.on_notice = [](std::string_view t) { fmt::print("[qgpu] {}\n", t); };
   ev.on_launch_start = [&](const chat::LaunchReport& r) {
     fmt::print("[qgpu] launch {} ({}) inside the model...\n", r.kernel, r.file);

@@ -34,6 +34,25 @@ size_t complete_utf8(std::string_view s) {
   return back + 1 >= want ? n : n - back - 1;
 }
 
+// s with every byte that is not part of a valid UTF-8 character replaced by U+FFFD: a
+// sampled token sequence may cut or garble a character, and JSON (tool calls, --json, /save)
+// needs valid text.
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 && c >= 0xC2 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 && c <= 0xF4 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; ++k) ok = (b(i + k) & 0xC0) == 0x80;
+    if (ok && n == 3) ok = !(c == 0xE0 && b(i + 1) < 0xA0) && !(c == 0xED && b(i + 1) >= 0xA0);
+    if (ok && n == 4) ok = !(c == 0xF0 && b(i + 1) < 0x90) && !(c == 0xF4 && b(i + 1) >= 0x90);
+    if (ok) out.append(s.substr(i, n)), i += n;
+    else out += "\xEF\xBF\xBD", i += 1;
+  }
+  return out;
+}
+
 class EngineGenerator : public TextGenerator {
  public:
   EngineGenerator(const engine::Model& m, const engine::Tokenizer& tok, GeneratorOptions o)
@@ -59,23 +78,24 @@ class EngineGenerator : public TextGenerator {
       s_ = engine::make_state(m_.config);
     }
     std::vector<int32_t> said;
-    std::string text;
+    std::string text;  // valid UTF-8, up to the last whole character decoded so far
     size_t shown = 0;
     engine::GenerateOptions g{.max_tokens = o_.max_tokens, .sampling = {.temperature = o_.temperature},
                               .stop_tokens = stops_, .mask = mask_};
     g.on_token = [&](int32_t t, std::span<const float>) {
       if (std::find(stops_.begin(), stops_.end(), t) != stops_.end()) return true;
       said.push_back(t);
-      text = tok_.decode(said, /*skip_special=*/true);
-      size_t whole = complete_utf8(text);
-      if (whole <= shown) return true;
-      bool go_on = on_piece(std::string_view(text).substr(shown, whole - shown));
-      shown = whole;
+      const std::string raw = tok_.decode(said, /*skip_special=*/true);
+      text = valid_utf8(std::string_view(raw).substr(0, complete_utf8(raw)));
+      if (text.size() <= shown) return true;
+      bool go_on = on_piece(std::string_view(text).substr(shown));
+      shown = text.size();
       return go_on;
     };
     std::vector<int32_t> out = engine::generate(rt_, s_, fresh, g);
     fed_ = std::move(ids);
     fed_.insert(fed_.end(), out.begin(), out.end());
+    text = valid_utf8(tok_.decode(said, /*skip_special=*/true));  // a cut last character too
     if (shown < text.size()) on_piece(std::string_view(text).substr(shown));
     return text;
   }

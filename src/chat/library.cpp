@@ -272,6 +272,8 @@ PreparedCall prepare_dot(const Call& c) {
 PreparedCall prepare_vector_op(const Call& c) {
   static const std::vector<std::string> ops = {"add", "sub", "mul", "min", "max"};
   json op = c.args.at("op");
+  if (op.is_string() && op.get<std::string>().starts_with('"'))  // "\"add\"": a model quoted it
+    op = json::parse(op.get<std::string>(), nullptr, /*allow_exceptions=*/false);
   auto it = op.is_string() ? std::find(ops.begin(), ops.end(), op.get<std::string>()) : ops.end();
   if (it == ops.end()) reject("vector_op: op is {}; use one of \"add\", \"sub\", \"mul\", \"min\", \"max\".", op.dump());
   const int code = static_cast<int>(it - ops.begin());

@@ -137,10 +137,13 @@ std::string Session::generate(const Events& events) {
   engine::ChatOptions o;
   if (options_.mode == Mode::normal) o.tools = library_tools();
   std::string prompt = engine::render_chat(messages_, o);
-  return text_->reply(prompt, [&](std::string_view piece) {
-    if (events.on_text) events.on_text(piece);
-    return true;
+  bool stopped = false;
+  std::string reply = text_->reply(prompt, [&](std::string_view piece) {
+    stopped = events.on_text && !events.on_text(piece);
+    return !stopped;
   });
+  if (stopped) fail("reply stopped (interrupted); the conversation keeps what came before it");
+  return reply;
 }
 
 TurnResult Session::turn(std::string_view user_text, const Events& events) {

@@ -71,7 +71,7 @@ struct LaunchReport {
 };
 
 struct Events {
-  std::function<void(std::string_view)> on_text;            // the assistant's tokens, streamed
+  std::function<bool(std::string_view)> on_text;            // the reply, streamed; false stops it
   std::function<void(std::string_view)> on_notice;          // the host's lines: tool errors, retries
   std::function<void(const LaunchReport&)> on_launch_start;  // compiled, before the prompt is fed
   std::function<bool(const LaunchFeed&)> on_launch_token;   // every token of a launch; false stops

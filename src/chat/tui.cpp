@@ -66,7 +66,16 @@ std::vector<std::string> wrapped(const std::vector<std::string>& lines, int widt
   std::vector<std::string> out;
   for (const std::string& l : lines) {
     if (l.empty()) out.emplace_back();
-    for (size_t at = 0; at < l.size(); at += static_cast<size_t>(width)) out.push_back(l.substr(at, static_cast<size_t>(width)));
+    const size_t w = static_cast<size_t>(width);
+    for (size_t at = 0; at < l.size();) {  // at a space when the line has one, else mid-word
+      size_t n = std::min(w, l.size() - at);
+      if (at + n < l.size()) {
+        size_t space = l.rfind(' ', at + n - 1);
+        if (space != std::string::npos && space > at && space - at > w / 2) n = space - at + 1;
+      }
+      out.push_back(l.substr(at, n));
+      at += n;
+    }
   }
   if (!out.empty() && out.back().empty()) out.pop_back();  // the open, empty last line
   return out;
@@ -183,6 +192,7 @@ Events make_events(Tui& t) {
     }
     add_text(t, text);
     draw(t);
+    return !g_interrupted;  // Ctrl-C stops the reply
   };
   e.on_notice = [&t, open](std::string_view line) {
     *open = false;
