@@ -198,5 +198,24 @@ TEST_F(ChatTui, EditsRecallsStopsAndQuits) {
   chat.wait_for("qgpu-exit-0", 20);
 }
 
+// A question answered through a tool call (the scripted language side; the launch runs on the
+// model): the reply streams into the conversation, the panel shows the tool's kernel, and the
+// conversation shows what the GPU returned and the answer that quotes it.
+TEST_F(ChatTui, AnswersAQuestionThroughAToolCall) {
+  test_util::TempFile script(R"({"rules": [{"when": "<tool_response>", "reply": "The dot product is {{result}}."},
+    {"when": "dot product", "reply": "<tool_call>\n<function=dot>\n<parameter=a>\n[1, 2, 3]\n</parameter>\n<parameter=b>\n[4, 5, 6]\n</parameter>\n</function>\n</tool_call>"}]})");
+  Chat chat("--script " + script.path.string());
+  chat.wait_for("Type / for the commands.", 60);
+  chat.type("What is the dot product of [1,2,3] and [4,5,6]?");
+  chat.keys("Enter");
+  const std::string s = chat.wait_for("The dot product is 32.", 60);
+  EXPECT_NE(panel_of(s).find("qgpu dot "), std::string::npos) << s;
+  EXPECT_NE(panel_of(s).find(" finished\n"), std::string::npos) << s;
+  EXPECT_NE(without_spaces(convo_of(s)).find("result:{\"result\":32}"), std::string::npos) << s;
+  chat.type("/quit");
+  chat.keys("Enter");
+  chat.wait_for("qgpu-exit-0", 20);
+}
+
 }  // namespace
 }  // namespace qgpu

@@ -90,7 +90,7 @@ std::vector<std::string> launch_lines(const LaunchReport& r) {
       r.trace.records.size(), r.seconds, r.seconds > 0 ? r.trace.records.size() / r.seconds : 0.0)};
   for (const auto& [name, values] : r.outputs.items())
     out.push_back(fmt::format("  {} = {}", name, engine::template_tojson(values)));
-  if (r.tool != "run" && r.tool != "kernel") out.push_back("  result: " + engine::template_tojson(r.result));
+  if (r.result.contains("result")) out.push_back("  result: " + engine::template_tojson(r.result));
   return out;
 }
 

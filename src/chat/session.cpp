@@ -192,12 +192,12 @@ bool Session::normal_round(const std::string& reply, TurnResult& out, const Even
       r.kernel = prepared.kernel.kernel;
       r.program = prepared.kernel.program;
       r.launch = prepared.kernel.program.launch;
-      r = launch(std::move(r), events);
-      if (r.error.empty()) r.result = prepared.result(r.trace.final);
+      r.output_arrays = prepared.kernel.outputs;
+      r = launch(std::move(r), events, prepared.result);
     } catch (const ToolError& e) {
       r.error = e.what();
+      r.result = {{"error", r.error}};
     }
-    if (!r.error.empty()) r.result = {{"error", r.error}};
     if (!r.error.empty() && events.on_notice) events.on_notice(fmt::format("{}: {}", call.name, r.error));
     messages_.push_back({.role = "tool", .content = tool_response(r.result)});
     out.launches.push_back(r);
@@ -225,6 +225,7 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
     r.kernel = k.kernel;
     r.program = k.program;
     r.launch = k.program.launch;
+    r.output_arrays = k.outputs;
   } catch (const Error& e) {
     r.error = e.what();
     r.result = {{"error", fmt::format("compile error:\n{}", r.error)}};
@@ -238,7 +239,6 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
     return false;
   }
   r = launch(std::move(r), events);
-  r.result = r.error.empty() ? ojson{{"outputs", r.outputs}} : ojson{{"error", r.error}};
   messages_.push_back({.role = "tool", .content = tool_response(r.result)});
   out.launches.push_back(r);
   remember(r);
@@ -262,6 +262,7 @@ LaunchReport Session::run(const std::vector<std::string>& argv, const Events& ev
     r.kernel = k.kernel;
     r.program = k.program;
     r.launch = k.program.launch;
+    r.output_arrays = k.outputs;
   } catch (const Error& e) {
     r.error = e.what();
     remember(r);
@@ -277,7 +278,8 @@ void Session::remember(const LaunchReport& r) {
   last_ = r;
 }
 
-LaunchReport Session::launch(LaunchReport r, const Events& events) {
+LaunchReport Session::launch(LaunchReport r, const Events& events,
+                             const std::function<ojson(const MachineState&)>& result) {
   try {
     if (std::optional<std::string> gap = lift::generation_gap(r.program.code, r.launch))
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);
@@ -295,11 +297,13 @@ LaunchReport Session::launch(LaunchReport r, const Events& events) {
         model_, {.threads = options_.threads, .skip_zero_rows = true}, prompt, options_.max_records, hook);
     r.trace = std::move(run.trace);
     r.seconds = run.seconds;
-    for (const Array& a : r.program.arrays)
-      r.outputs[a.name] = signed_words(read_array(r.trace.final, a));
-    if (r.tool == "run" || r.tool == "kernel") r.result = {{"outputs", r.outputs}};
+    for (const Array& a : r.program.arrays)  // the kernel's parameters, not its __shared__ copies
+      if (std::find(r.output_arrays.begin(), r.output_arrays.end(), a.name) != r.output_arrays.end())
+        r.outputs[a.name] = signed_words(read_array(r.trace.final, a));
+    r.result = result ? result(r.trace.final) : ojson{{"outputs", r.outputs}};
   } catch (const Error& e) {
     r.error = e.what();
+    r.result = {{"error", r.error}};
   }
   if (events.on_launch_end) events.on_launch_end(r);
   return r;

@@ -63,6 +63,7 @@ struct LaunchReport {
   std::string kernel;
   Program program;
   Launch launch{1, 1, 4, 1};
+  std::vector<std::string> output_arrays;              // the pointer parameters (what outputs holds)
   Trace trace;                                         // prompt, the model's records, memory read out
   nlohmann::ordered_json outputs = nlohmann::ordered_json::object();  // output arrays as read out
   nlohmann::ordered_json result = nlohmann::ordered_json::object();   // {"result": ...} or {"error": ...}
@@ -112,7 +113,9 @@ class Session {
   nlohmann::ordered_json transcript() const;
 
  private:
-  LaunchReport launch(LaunchReport report, const Events& events);  // fills trace, outputs, error
+  // Fills trace, outputs, error and result: result(final state) for a tool, else the outputs.
+  LaunchReport launch(LaunchReport report, const Events& events,
+                      const std::function<nlohmann::ordered_json(const MachineState&)>& result = {});
   void remember(const LaunchReport& r);                             // for /trace, /save
   std::string generate(const Events& events);
   bool normal_round(const std::string& reply, TurnResult& out, const Events& events);

@@ -143,8 +143,11 @@ std::string launch_title(const LaunchReport& r) {
                      r.launch.grid_y, r.launch.block_x, r.launch.block_y);
 }
 
+// A launch the model made shows its outputs and result here; /run prints its own lines.
 void launch_ended(Tui& t, const LaunchReport& r) {
-  if (!r.error.empty()) {
+  if (r.tool != "run") {
+    for (const std::string& line : launch_lines(r)) add_line(t, "[gpu] " + line);
+  } else if (!r.error.empty()) {
     add_line(t, "launch error: " + r.error);
   } else {
     add_line(t, fmt::format("launch done: {} records in {:.2f} s ({:.0f} tokens/s)", r.trace.records.size(), r.seconds,
