@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/tokenizer.h"
 #include "test_util.h"
 
 namespace qgpu {
@@ -36,6 +37,14 @@ TEST(EngineCli, TinyModelForwardGenerateConvert) {
   EXPECT_EQ(r["tokens"].size(), 5u);
   EXPECT_TRUE(r.contains("text"));
   EXPECT_GT(r["prompt_tokens"].size(), 5u);  // the chat template wrapped the prompt
+
+  // Sampling never says a padding id (the vocabulary is padded past the tokenizer's 465):
+  // near-uniform at temperature 100, 200 tokens would pick about 20 of them otherwise.
+  auto hot = qgpu("generate " + m + " --prompt 'the heat' --max-tokens 200 --ignore-eos --temperature 100 --seed 1 --json");
+  ASSERT_EQ(hot.status, 0) << hot.err;
+  const int32_t spelled = engine::load_tokenizer(m + "/tokenizer.json").vocab_size();
+  ASSERT_LT(spelled, static_cast<int32_t>(V));
+  for (const auto& t : nlohmann::json::parse(hot.out)["tokens"]) EXPECT_LT(t.get<int32_t>(), spelled);
 
   // Greedy from ids is the argmax of forward's last row.
   auto top = qgpu("forward " + m + " --tokens 1,2,3 --top 1");

@@ -150,7 +150,7 @@ void ask_command(const ChatArgs& a) {
   for (const chat::LaunchReport& r : t.launches) launches.push_back(chat::launch_json(r));
   fmt::print("{}\n", ojson{{"model", l->dir}, {"mode", a.mode}, {"question", a.question}, {"answer", t.answer},
                            {"rounds", t.rounds}, {"launches", launches}}
-                         .dump());
+                         .dump(-1, ' ', false, ojson::error_handler_t::replace));
 }
 
 void eval_command(const ChatArgs& a) {
@@ -166,7 +166,7 @@ void eval_command(const ChatArgs& a) {
     if (!a.json) fmt::print("{}\n", chat::eval_summary_text(r));
     report["modes"].push_back(chat::eval_json(r));
   }
-  if (a.json) fmt::print("{}\n", report.dump());
+  if (a.json) fmt::print("{}\n", report.dump(-1, ' ', false, ojson::error_handler_t::replace));
 }
 
 void add_common(CLI::App* cmd, ChatArgs& a) {

@@ -129,15 +129,12 @@ void run_generate(const GenerateArgs& a) {
     prompt = parse_tokens(a.tokens);
   }
   // A merged checkpoint (`qgpu build`): its GPU's zero structure skipped, its GPU tokens
-  // never sampled in text.
+  // never sampled in text (nor padding ids the tokenizer cannot spell).
   Runtime rt(m, {.threads = a.threads, .skip_zero_rows = m.config.qgpu.has_value()});
   State s = make_state(m.config);
   GenerateOptions o{.max_tokens = a.max_tokens,
                     .sampling = {a.temperature, a.top_k, a.top_p, a.seed}};
-  if (m.config.qgpu) {
-    o.mask.kind = LogitMask::Kind::forbid;
-    for (int32_t t = m.config.qgpu->token_offset; t < m.config.vocab_size; ++t) o.mask.ids.push_back(t);
-  }
+  o.mask = text_mask(m.config, tok ? &*tok : nullptr);
   if (!a.ignore_eos) o.stop_tokens = m.config.eos_token_id;
   auto start = Clock::now();
   double first = 0;
@@ -155,7 +152,8 @@ void run_generate(const GenerateArgs& a) {
                    {"prefill_tokens_per_s", prompt.size() / first},
                    {"decode_tokens_per_s", out.size() > 1 ? (out.size() - 1) / decode_s : 0.0}};
   if (tok) j["text"] = tok->decode(out, /*skip_special=*/true);
-  fmt::print("{}\n", j.dump());
+  // "text" may cut a character between tokens: invalid bytes become U+FFFD in the JSON.
+  fmt::print("{}\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace

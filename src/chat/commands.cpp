@@ -37,7 +37,7 @@ std::vector<std::string> trace_lines(const Session& s) {
 CommandOutcome save(const Session& s, const std::vector<std::string>& words) {
   if (words.size() != 2) return {{"/save needs one file name: /save chat.json"}};
   try {
-    std::string text = s.transcript().dump(2) + "\n";
+    std::string text = s.transcript().dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
     write_file_atomic(words[1], [&](std::ostream& o) { o << text; });
   } catch (const std::exception& e) {
     return {{fmt::format("/save {}: {}", words[1], e.what())}};

@@ -61,12 +61,7 @@ class EngineGenerator : public TextGenerator {
     for (std::string_view stop : {"<|im_end|>", "<|endoftext|>"})
       if (std::optional<int32_t> id = tok.token_id(stop)) stops_.push_back(*id);
     for (int32_t id : m.config.eos_token_id) stops_.push_back(id);
-    // Never say a GPU token in text (a merged checkpoint), nor a padding row the tokenizer
-    // has no text for (Qwen3.5's vocabulary is padded past its tokenizer's).
-    const int32_t gpu = m.config.qgpu ? m.config.qgpu->token_offset : m.config.vocab_size;
-    mask_.kind = engine::LogitMask::Kind::forbid;
-    for (int32_t t = 0; t < m.config.vocab_size; ++t)
-      if (t >= gpu || t >= tok.vocab_size() || tok.id_text[t].empty()) mask_.ids.push_back(t);
+    mask_ = engine::text_mask(m.config, &tok);
   }
 
   std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece) override {

@@ -29,6 +29,15 @@ int32_t argmax(const std::vector<float>& logits) {
 
 }  // namespace
 
+LogitMask text_mask(const Config& c, const Tokenizer* tok) {
+  const int32_t gpu = c.qgpu ? c.qgpu->token_offset : c.vocab_size;
+  LogitMask mask{.kind = LogitMask::Kind::forbid};
+  for (int32_t t = 0; t < c.vocab_size; ++t)
+    if (t >= gpu || (tok && (t >= tok->vocab_size() || tok->id_text[t].empty()))) mask.ids.push_back(t);
+  if (mask.ids.empty()) mask.kind = LogitMask::Kind::none;
+  return mask;
+}
+
 int32_t sample_token(std::vector<float>& logits, const SamplingOptions& o,
                      const std::vector<uint8_t>& allowed, std::mt19937_64& rng) {
   for (size_t i = 0; i < logits.size(); ++i)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/forward.h"
+#include "engine/tokenizer.h"
 
 namespace qgpu::engine {
 
@@ -33,6 +34,11 @@ struct GenerateOptions {
   // Called after each generated token with its logits (before masking); false stops.
   std::function<bool(int32_t token, std::span<const float> logits)> on_token;
 };
+
+// The tokens text generation may say: not a merged checkpoint's GPU tokens, and (with a
+// tokenizer) not the padding rows past what the tokenizer spells (Qwen3.5 pads its
+// vocabulary; decoding such an id is an Error).
+LogitMask text_mask(const Config& c, const Tokenizer* tok);
 
 // Samples one token from logits (modified in place: mask, temperature, filters).
 int32_t sample_token(std::vector<float>& logits, const SamplingOptions& o,
