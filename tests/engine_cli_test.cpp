@@ -44,7 +44,8 @@ TEST(EngineCli, TinyModelForwardGenerateConvert) {
   ASSERT_EQ(hot.status, 0) << hot.err;
   const int32_t spelled = engine::load_tokenizer(m + "/tokenizer.json").vocab_size();
   ASSERT_LT(spelled, static_cast<int32_t>(V));
-  for (const auto& t : nlohmann::json::parse(hot.out)["tokens"]) EXPECT_LT(t.get<int32_t>(), spelled);
+  const nlohmann::json said = nlohmann::json::parse(hot.out);  // named: a loop over a temporary's member dangles
+  for (const auto& t : said["tokens"]) EXPECT_LT(t.get<int32_t>(), spelled);
 
   // Greedy from ids is the argmax of forward's last row.
   auto top = qgpu("forward " + m + " --tokens 1,2,3 --top 1");
