@@ -63,14 +63,14 @@ void edit(Model& m, Linear& w, const std::function<float(int64_t, int64_t, float
 // The embedding (and the tied head) with each token's closed gates zeroed; gate 4's dims
 // are 1 where open (a positive input to in_proj_a).
 void gate_embedding(Model& m) {
-  bool tied = m.lm_head.w.data == m.embed_tokens.data;
-  Linear e{m.embed_tokens};
+  bool tied = m.lm_head.w.data == m.embed_tokens.w.data;
+  Linear e = m.embed_tokens;
   edit(m, e, [](int64_t tok, int64_t i, float x) {
     if (i >= kGateDims) return x;
     bool open = gate_open(static_cast<int32_t>(tok), static_cast<int>(i / 2));
     return open ? (i >= 8 ? 1.0f : x) : 0.0f;
   });
-  m.embed_tokens = e.w;
+  m.embed_tokens = e;
   if (tied) m.lm_head = e;
 }
 

@@ -213,7 +213,7 @@ struct Twin {
   std::vector<float> step(int32_t token) {
     const int64_t H = c.hidden_size;
     std::vector<float> x(H);
-    for (int64_t i = 0; i < H; ++i) x[i] = r(m.embed_tokens.at(int64_t{token} * H + i));
+    for (int64_t i = 0; i < H; ++i) x[i] = r(m.embed_tokens.w.at(int64_t{token} * H + i));
     for (int il = 0; il < c.num_hidden_layers; ++il) {
       std::vector<float> a = norm(x.data(), H, layer(il) + "input_layernorm.weight");
       std::vector<float> out = m.layers[il].linear ? deltanet(il, a) : attention(il, a);

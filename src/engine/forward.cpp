@@ -79,7 +79,7 @@ void for_each_linear(const Model& m, Fn fn) {
     const AttentionWeights& a = l.self_attn;
     for (const Linear* w : {&d.in_proj_qkv, &d.in_proj_z, &d.in_proj_b, &d.in_proj_a, &d.out_proj,
                             &a.q_proj, &a.k_proj, &a.v_proj, &a.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
-      if (w->w.data) fn(*w);
+      if (w->w.data || w->is_sparse()) fn(*w);
   }
   fn(m.lm_head);
 }
@@ -140,7 +140,8 @@ void declare_merged_structure(const Model& m, WeightStructure& s) {
     writer(l.down_proj);
   }
   for (int64_t r : {int64_t{0}, vb - 1}) expect_zero_cols(c, m.lm_head, "head", r, d, false);
-  s.hybrid.emplace(m.lm_head.w.data, WeightStructure::Hybrid{row_blocks(0, vb, d), make_csr(m.lm_head, vb)});
+  s.hybrid.emplace(m.lm_head.w.data, WeightStructure::Hybrid{row_blocks(0, vb, d),
+                                                             m.head_gpu_rows ? *m.head_gpu_rows : make_csr(m.lm_head, vb)});
 }
 
 // Every Linear of the model, read once: a CSR copy of those sparse enough, the nonzero row
@@ -150,7 +151,7 @@ void find_structure(const Model& m, WeightStructure& s) {
   if (m.config.qgpu && m.config.qgpu->hidden_offset > 0 && !m.config.tie_word_embeddings)
     declare_merged_structure(m, s);
   for_each_linear(m, [&](const Linear& w) {
-    if (s.hybrid.count(w.w.data)) return;
+    if (w.is_sparse() || s.hybrid.count(w.w.data)) return;  // sparse: made so, nothing to find
     if (s.csr.count(w.w.data) || s.sparse.count(w.w.data)) return;  // tied: seen
     NonzeroCount n = count_nonzeros(w);
     if (n.entries * kCsrMaxDensity <= n.rows * w.in())
@@ -162,8 +163,10 @@ void find_structure(const Model& m, WeightStructure& s) {
 
 // Whether rows [begin, end) of w are all zero, from what find_structure found.
 bool rows_zero(const WeightStructure& s, const Linear& w, int64_t begin, int64_t end) {
-  if (auto it = s.csr.find(w.w.data); it != s.csr.end()) {
-    const std::vector<int32_t>& rows = it->second.rows;
+  const CsrWeight* csr = w.is_sparse() ? w.sparse.get() : nullptr;
+  if (auto it = s.csr.find(w.w.data); !csr && it != s.csr.end()) csr = &it->second;
+  if (csr) {
+    const std::vector<int32_t>& rows = csr->rows;
     auto first = std::lower_bound(rows.begin(), rows.end(), begin);
     return first == rows.end() || *first >= end;
   }
@@ -197,7 +200,7 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
       s.dead_heads[il][j] = rows_zero(s, qkv, kh * dk, (kh + 1) * dk) &&
                             rows_zero(s, qkv, c.key_dim() + kh * dk, c.key_dim() + (kh + 1) * dk);
     }
-    if (!s.csr.count(qkv.w.data)) continue;
+    if (!qkv.is_sparse() && !s.csr.count(qkv.w.data)) continue;
     const int64_t K = c.linear_conv_kernel_dim;
     const std::vector<float>& conv = l.linear_attn.conv1d;
     std::vector<int32_t>& live = s.live_channels[il].emplace();
@@ -265,7 +268,9 @@ int64_t matmul_work_per_token(const Model& m, const WeightStructure& s) {
     auto csr = s.csr.find(w.w.data);
     auto sparse = s.sparse.find(w.w.data);
     auto hybrid = s.hybrid.find(w.w.data);
-    if (hybrid != s.hybrid.end()) {
+    if (w.is_sparse()) {
+      work += w.sparse->nnz();
+    } else if (hybrid != s.hybrid.end()) {
       work += hybrid->second.csr.nnz();
       for (const RowBlock& b : hybrid->second.dense) work += (b.end - b.begin) * (b.cols > 0 ? b.cols : w.in());
     } else if (csr != s.csr.end()) {
@@ -307,7 +312,9 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
   auto csr = f.csr.find(w.w.data);
   auto sparse = f.sparse.find(w.w.data);
   auto hybrid = f.hybrid.find(w.w.data);
-  if (hybrid != f.hybrid.end() && ex.path != MatmulPath::reference) {
+  if (w.is_sparse()) {  // held sparse: the reference's sum, on either path
+    matmul_csr(w, *w.sparse, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
+  } else if (hybrid != f.hybrid.end() && ex.path != MatmulPath::reference) {
     // The CSR rows (and +0 everywhere else), then the dense rows over their used inputs.
     matmul_csr(w, hybrid->second.csr, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
     matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, hybrid->second.dense, /*zero_others=*/false);
@@ -374,7 +381,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
 
   // x: [T][H] = embed_tokens[token] (already in the model dtype)
   for (int64_t t = 0; t < T; ++t)
-    widen_row(m.embed_tokens, int64_t{tokens[t]} * H, H, &sc.x[t * H]);
+    m.embed_tokens.row(tokens[t], &sc.x[t * H]);
   trace("embed", -1, sc.x.data(), H);
 
   for (int il = 0; il < c.num_hidden_layers; ++il) {

@@ -429,7 +429,10 @@ void write_gguf(const std::string& path, const std::vector<std::pair<std::string
     uint64_t at = static_cast<uint64_t>(out.tellp());
     pad_to(out, at, alignment);
     for (const TensorView& t : tensors) {
-      out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes()));
+      if (t.data || !t.produce)
+        out.write(static_cast<const char*>(t.data), static_cast<std::streamsize>(t.nbytes()));
+      else  // made while it is written (a sparse weight's dense export): one tensor at a time
+        t.produce(out);
       at += t.nbytes();
       pad_to(out, at, alignment);
     }

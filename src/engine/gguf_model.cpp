@@ -228,15 +228,21 @@ struct GgufWriter {
     owned.push_back(make_tensor(name, DType::f32, std::move(shape), reordered(std::move(v), h)));
     tensors.push_back(owned.back().view());
   }
-  void add_matrix(const std::string& name, const TensorView& w, VHeads h = {}) {
-    if (w.dtype == dtype && (order.empty() || h.block == 0)) {
-      TensorView v = w;
+  // A matmul weight (or the embedding): its own bytes when they need no change, else made
+  // (converted, reordered, a sparse weight made dense) only while the file writes it.
+  void add_matrix(const std::string& name, const Linear& w, VHeads h = {}) {
+    if (!w.is_sparse() && w.w.dtype == dtype && (order.empty() || h.block == 0)) {
+      TensorView v = w.w;
       v.name = name;
       tensors.push_back(v);
       return;
     }
-    owned.push_back(make_tensor(name, dtype, w.shape, reordered(to_f32(w), h)));
-    tensors.push_back(owned.back().view());
+    TensorView v{name, dtype, w.w.shape, nullptr};
+    v.produce = [this, name, w, h](std::ostream& out) {
+      const TensorData d = make_tensor(name, dtype, w.w.shape, reordered(w.dense(), h));
+      out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+    };
+    tensors.push_back(std::move(v));
   }
 };
 
@@ -244,23 +250,23 @@ void add_deltanet(GgufWriter& w, const DeltaNetWeights& d, const std::string& p)
   const Config& c = w.m.config;
   size_t H = c.hidden_size, C = c.conv_dim(), K = c.linear_conv_kernel_dim, dv = c.linear_value_head_dim;
   size_t qk = 2 * static_cast<size_t>(c.key_dim()), VD = c.value_dim(), Hv = c.linear_num_value_heads;
-  w.add_matrix(p + "attn_qkv.weight", d.in_proj_qkv.w, {C * H, qk * H, dv * H});
-  w.add_matrix(p + "attn_gate.weight", d.in_proj_z.w, {VD * H, 0, dv * H});
-  w.add_matrix(p + "ssm_beta.weight", d.in_proj_b.w, {Hv * H, 0, H});
-  w.add_matrix(p + "ssm_alpha.weight", d.in_proj_a.w, {Hv * H, 0, H});
+  w.add_matrix(p + "attn_qkv.weight", d.in_proj_qkv, {C * H, qk * H, dv * H});
+  w.add_matrix(p + "attn_gate.weight", d.in_proj_z, {VD * H, 0, dv * H});
+  w.add_matrix(p + "ssm_beta.weight", d.in_proj_b, {Hv * H, 0, H});
+  w.add_matrix(p + "ssm_alpha.weight", d.in_proj_a, {Hv * H, 0, H});
   w.add_f32(p + "ssm_conv1d.weight", {int64_t(C), int64_t(K)}, d.conv1d, {C * K, qk * K, dv * K});
   w.add_f32(p + "ssm_dt.bias", {int64_t(Hv)}, d.dt_bias, {Hv, 0, 1});
   w.add_f32(p + "ssm_a", {int64_t(Hv)}, d.a, {Hv, 0, 1});
   w.add_f32(p + "ssm_norm.weight", {int64_t(dv)}, d.norm);
-  w.add_matrix(p + "ssm_out.weight", d.out_proj.w, {VD, 0, dv});
+  w.add_matrix(p + "ssm_out.weight", d.out_proj, {VD, 0, dv});
 }
 
 void add_attention(GgufWriter& w, const AttentionWeights& a, const std::string& p) {
   int64_t D = w.m.config.head_dim;
-  w.add_matrix(p + "attn_q.weight", a.q_proj.w);
-  w.add_matrix(p + "attn_k.weight", a.k_proj.w);
-  w.add_matrix(p + "attn_v.weight", a.v_proj.w);
-  w.add_matrix(p + "attn_output.weight", a.o_proj.w);
+  w.add_matrix(p + "attn_q.weight", a.q_proj);
+  w.add_matrix(p + "attn_k.weight", a.k_proj);
+  w.add_matrix(p + "attn_v.weight", a.v_proj);
+  w.add_matrix(p + "attn_output.weight", a.o_proj);
   w.add_f32(p + "attn_q_norm.weight", {D}, a.q_norm);
   w.add_f32(p + "attn_k_norm.weight", {D}, a.k_norm);
 }
@@ -270,7 +276,7 @@ void add_tensors(GgufWriter& w) {
   int64_t H = m.config.hidden_size;
   w.add_matrix("token_embd.weight", m.embed_tokens);
   w.add_f32("output_norm.weight", {H}, m.norm);
-  if (!m.config.tie_word_embeddings) w.add_matrix("output.weight", m.lm_head.w);
+  if (!m.config.tie_word_embeddings) w.add_matrix("output.weight", m.lm_head);
   for (size_t il = 0; il < m.layers.size(); ++il) {
     const LayerWeights& l = m.layers[il];
     std::string p = fmt::format("blk.{}.", il);
@@ -278,9 +284,9 @@ void add_tensors(GgufWriter& w) {
     w.add_f32(p + "post_attention_norm.weight", {H}, l.post_attention_layernorm);
     if (l.linear) add_deltanet(w, l.linear_attn, p);
     else add_attention(w, l.self_attn, p);
-    w.add_matrix(p + "ffn_gate.weight", l.gate_proj.w);
-    w.add_matrix(p + "ffn_up.weight", l.up_proj.w);
-    w.add_matrix(p + "ffn_down.weight", l.down_proj.w);
+    w.add_matrix(p + "ffn_gate.weight", l.gate_proj);
+    w.add_matrix(p + "ffn_up.weight", l.up_proj);
+    w.add_matrix(p + "ffn_down.weight", l.down_proj);
   }
 }
 
@@ -436,10 +442,10 @@ Model load_gguf_model(const std::string& path, std::optional<DType> dtype) {
   const Config& c = m.config;
   int64_t H = c.hidden_size, V = c.vocab_size;
   m.dtype = dtype.value_or(embed->dtype);
-  m.embed_tokens = b.linear(m, "token_embd.weight", {V, H}).w;
+  m.embed_tokens = b.linear(m, "token_embd.weight", {V, H});
   for (int il = 0; il < c.num_hidden_layers; ++il) bind_layer(m, b, il);
   m.norm = b.vec("output_norm.weight", {H});
-  m.lm_head = tied ? Linear{m.embed_tokens} : b.linear(m, "output.weight", {V, H});
+  m.lm_head = tied ? m.embed_tokens : b.linear(m, "output.weight", {V, H});
   check_all_used(b, c.num_hidden_layers);
   return m;
 }

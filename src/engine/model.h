@@ -11,6 +11,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,12 +25,23 @@
 namespace qgpu::engine {
 
 struct WeightStructure;  // engine/forward_internal.h
+struct CsrWeight;        // engine/ops.h
 
-// An nn.Linear weight [out, in], row-major, in the model's matmul dtype.
+// An nn.Linear weight [out, in], row-major, in the model's matmul dtype, held one of two
+// ways: dense (w.data points at its bytes, in a checkpoint file or converted at load), or
+// sparse (w.data null, `sparse` its nonzeros, already rounded to w.dtype: weights made in
+// memory, such as the compiled machine's, which are 99.9% zeros and never dense outside an
+// export). Both multiply to the same bits (ops.h: matmul_csr is the reference's sum).
 struct Linear {
-  TensorView w;
+  TensorView w;                             // name, dtype and shape always; data when dense
+  std::shared_ptr<const CsrWeight> sparse;  // when sparse
   int64_t out() const { return w.shape[0]; }
   int64_t in() const { return w.shape[1]; }
+  bool is_sparse() const { return sparse != nullptr; }
+  // Row r's elements as f32 into out[0..in) (+0 where a sparse weight has no entry).
+  void row(int64_t r, float* out) const;
+  // The weight as f32, dense (exports only: a sparse weight's zeros are made here).
+  std::vector<float> dense() const;
 };
 
 struct DeltaNetWeights {
@@ -65,7 +77,7 @@ struct LayerWeights {
 struct Model {
   Config config;
   DType dtype = DType::f32;              // of every Linear and of embed_tokens
-  TensorView embed_tokens;               // [V, H]
+  Linear embed_tokens;                   // [V, H]: row t is token t's embedding
   Linear lm_head;                        // [V, H]; the embedding itself when tied
   std::vector<float> norm;               // [H] final norm multiplier (1 + w)
   std::vector<LayerWeights> layers;
@@ -75,7 +87,11 @@ struct Model {
   std::vector<SafetensorsDir> safetensors;
   std::vector<GgufFile> gguf;
   std::deque<ConvertedTensor> converted; // weights converted to `dtype` at load
-  std::deque<TensorData> owned;          // weights made by hand (tests)
+  std::deque<TensorData> owned;          // weights made by hand (tests) or in memory
+
+  // A merged checkpoint's head rows from its token offset on (the GPU's), over all inputs,
+  // when host::load_checkpoint made them from the construction; null: found by reading them.
+  std::shared_ptr<const CsrWeight> head_gpu_rows;
 
   // What the first Runtime with skip_zero_rows found by reading every Linear (seconds on
   // the compiled machine: gigabytes of weights), reused by the Runtimes after it. A Linear
@@ -102,5 +118,14 @@ void write_gguf_model(const Model& m, const std::string& path, DType dtype,
 
 // Returns (and may convert into m.converted) a Linear in m.dtype.
 Linear bind_linear(Model& m, const TensorView& v, std::vector<int64_t> want_shape);
+
+// A Model from tensors made in memory (the compiled machine: src/lift/builder.h), bound by
+// their transformers names exactly as load_hf_model binds a checkpoint's: `dense` holds the
+// small tensors (norms, conv kernels, decay parameters) as a checkpoint would store them,
+// `sparse` every matmul weight and the embedding (Linears held sparse, in `dtype`). `where`
+// names the source in errors. The result computes what load_hf_model of the checkpoint
+// written from the same tensors in `dtype` computes, bit for bit (machine_model_test).
+Model bind_model(Config config, DType dtype, std::deque<TensorData> dense, const std::map<std::string, Linear>& sparse,
+                 const std::string& where);
 
 }  // namespace qgpu::engine

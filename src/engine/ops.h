@@ -150,6 +150,16 @@ struct NonzeroCount {
 };
 NonzeroCount count_nonzeros(const Linear& w);
 CsrWeight make_csr(const Linear& w, int64_t first_row = 0);  // rows [first_row, out) only
+// A CSR weight from its nonzeros, sorted by row then column (CHECKed; no +-0 values unless
+// the caller wants them kept, as an embedding's rows do): how weights made in memory (the
+// compiled machine, src/lift) are held without ever being dense.
+struct CsrEntry {
+  int32_t row, col;
+  float value;
+};
+CsrWeight make_csr(int64_t n_in, std::span<const CsrEntry> entries);
+// Fills the column views (used_cols .. col_work) from rows, row_start, col and value.
+void index_csr(CsrWeight& csr, int64_t n_in);
 // matmul_csr's scratch: one token's nonzero inputs, in ascending column order.
 struct CsrInputs {
   std::vector<int32_t> at;   // [n] index into used_cols (grown, never shrunk)

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/error.h"
 #include "engine/ops.h"
 
 namespace qgpu::engine {
@@ -242,18 +243,42 @@ CsrWeight make_csr(const Linear& w, int64_t first_row) {
   const int64_t n_in = w.in();
   CsrWeight csr;
   csr.row_start.push_back(0);
-  std::vector<uint8_t> used(static_cast<size_t>(n_in), 0);
   for (int64_t o = first_row; o < w.out(); ++o) {
     for_each_nonzero(w.w, o * n_in, (o + 1) * n_in, [&](int64_t k, float v) {  // not +0 or -0
       const int64_t i = k - o * n_in;
       csr.col.push_back(static_cast<int32_t>(i));
       csr.value.push_back(v);
-      used[i] = 1;
     });
     if (csr.nnz() == csr.row_start.back()) continue;  // a zero row: not stored
     csr.rows.push_back(static_cast<int32_t>(o));
     csr.row_start.push_back(csr.nnz());
   }
+  index_csr(csr, n_in);
+  return csr;
+}
+
+CsrWeight make_csr(int64_t n_in, std::span<const CsrEntry> entries) {
+  CsrWeight csr;
+  csr.row_start.push_back(0);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const CsrEntry& e = entries[i];
+    CHECK(e.col >= 0 && e.col < n_in);
+    CHECK(i == 0 || e.row > entries[i - 1].row || (e.row == entries[i - 1].row && e.col > entries[i - 1].col));
+    if (csr.rows.empty() || csr.rows.back() != e.row) {
+      if (!csr.rows.empty()) csr.row_start.push_back(csr.nnz());
+      csr.rows.push_back(e.row);
+    }
+    csr.col.push_back(e.col);
+    csr.value.push_back(e.value);
+  }
+  if (!csr.rows.empty()) csr.row_start.push_back(csr.nnz());
+  index_csr(csr, n_in);
+  return csr;
+}
+
+void index_csr(CsrWeight& csr, int64_t n_in) {
+  std::vector<uint8_t> used(static_cast<size_t>(n_in), 0);
+  for (int32_t c : csr.col) used[c] = 1;
   std::vector<int32_t>& at_col = csr.col_index;  // index into used_cols
   at_col.assign(static_cast<size_t>(n_in), -1);
   for (int64_t i = 0; i < n_in; ++i)
@@ -298,7 +323,6 @@ CsrWeight make_csr(const Linear& w, int64_t first_row) {
     csr.col_single_start.push_back(std::ssize(csr.single_row));
     csr.col_work.push_back(work);
   }
-  return csr;
 }
 
 void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
