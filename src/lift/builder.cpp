@@ -3,11 +3,14 @@
 // loader read.
 #include "lift/builder.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <ostream>
 
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "engine/ops.h"
 #include "engine/safetensors.h"
 
 namespace qgpu::lift {
@@ -53,7 +56,45 @@ void add_layer(Builder& b, int il) {
   }
 }
 
+// 1-D tensors (norms, A_log, dt_bias) stay f32, as a merged checkpoint keeps them (merge/
+// build.cpp) and llama.cpp keeps every norm: a norm multiplier rounded to bf16 moves a hot
+// entry off its power of two.
+engine::DType stored_as(const Builder::Tensor& t, engine::DType dtype) {
+  return t.shape.size() == 1 ? engine::DType::f32 : dtype;
+}
+
+// A matrix's nonzeros once rounded to dtype, as a sparse Linear; +-0 left out (the dense
+// path's scan skips them too), except in the embedding, whose rows are copied, not summed.
+engine::Linear sparse_linear(const std::string& name, const Builder::Tensor& t, engine::DType dtype) {
+  CHECK(t.shape.size() == 2 && t.fill == 0.0f);
+  const bool keep_negative_zero = name.ends_with("embed_tokens.weight");
+  const std::vector<std::pair<int64_t, float>> set = t.set.sorted();
+  std::vector<engine::CsrEntry> entries;
+  entries.reserve(set.size());
+  const int64_t cols = t.shape[1];
+  for (const auto& [i, x] : set) {
+    const float v = engine::round_to(dtype, x);
+    if (v == 0.0f && !(keep_negative_zero && std::signbit(v))) continue;
+    entries.push_back({static_cast<int32_t>(i / cols), static_cast<int32_t>(i % cols), v});
+  }
+  engine::Linear w{engine::TensorView{name, dtype, t.shape, nullptr}, nullptr};
+  w.sparse = std::make_shared<const engine::CsrWeight>(engine::make_csr(cols, entries));
+  return w;
+}
+
 }  // namespace
+
+engine::Model Builder::model(engine::DType dtype) const {
+  std::deque<engine::TensorData> dense;
+  std::map<std::string, engine::Linear> sparse;
+  for (const auto& [name, t] : tensors) {
+    if (t.shape.size() == 2)
+      sparse.emplace(name, sparse_linear(name, t, dtype));
+    else
+      dense.push_back(engine::make_tensor(name, stored_as(t, dtype), t.shape, t.dense()));
+  }
+  return engine::bind_model(config, dtype, std::move(dense), sparse, "the compiled machine");
+}
 
 int64_t Builder::Tensor::numel() const {
   int64_t n = 1;
@@ -63,7 +104,54 @@ int64_t Builder::Tensor::numel() const {
 
 std::vector<float> Builder::Tensor::dense() const {
   std::vector<float> v(static_cast<size_t>(numel()), fill);
-  for (const auto& [i, x] : set) v[static_cast<size_t>(i)] = x;
+  set.for_each([&](int64_t i, float x) { v[static_cast<size_t>(i)] = x; });
+  return v;
+}
+
+float& EntryMap::get(int64_t key, float fill) {
+  if (2 * (size_ + 1) > keys_.size()) grow();
+  const size_t mask = keys_.size() - 1;
+  for (size_t i = static_cast<size_t>(key) * 0x9e3779b97f4a7c15ull >> 20 & mask;; i = (i + 1) & mask) {
+    if (keys_[i] == key) return values_[i];
+    if (keys_[i] < 0) {
+      keys_[i] = key, values_[i] = fill, ++size_;
+      return values_[i];
+    }
+  }
+}
+
+void EntryMap::grow() {
+  std::vector<int64_t> keys(std::max<size_t>(64, 2 * keys_.size()), -1);
+  std::vector<float> values(keys.size());
+  const size_t mask = keys.size() - 1;
+  for (size_t j = 0; j < keys_.size(); ++j) {
+    if (keys_[j] < 0) continue;
+    size_t i = static_cast<size_t>(keys_[j]) * 0x9e3779b97f4a7c15ull >> 20 & mask;
+    while (keys[i] >= 0) i = (i + 1) & mask;
+    keys[i] = keys_[j], values[i] = values_[j];
+  }
+  keys_.swap(keys);
+  values_.swap(values);
+}
+
+// An LSD radix sort, 11 bits a pass: keys are flat indices of at most a few hundred million,
+// so three passes, each linear (a comparison sort of the 3 M entries took 0.1 s).
+std::vector<std::pair<int64_t, float>> EntryMap::sorted() const {
+  std::vector<std::pair<int64_t, float>> v, tmp(size_);
+  v.reserve(size_);
+  int64_t top = 0;
+  for_each([&](int64_t k, float x) {
+    v.emplace_back(k, x);
+    top = std::max(top, k);
+  });
+  constexpr int kBits = 11;
+  for (int shift = 0; shift < 64 && (top >> shift) > 0; shift += kBits) {
+    std::vector<size_t> start((size_t{1} << kBits) + 1, 0);
+    for (const auto& e : v) ++start[(e.first >> shift & ((1 << kBits) - 1)) + 1];
+    for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+    for (const auto& e : v) tmp[start[e.first >> shift & ((1 << kBits) - 1)]++] = e;
+    v.swap(tmp);
+  }
   return v;
 }
 
@@ -77,21 +165,27 @@ Builder::Builder(Config c) : config(std::move(c)) {
 
 std::string Builder::layer(int il) const { return fmt::format("model.layers.{}.", il); }
 
-float& Builder::at(const std::string& name, int64_t row, int64_t col) {
+Builder::Tensor& Builder::tensor(const std::string& name) {
+  if (last_ && name == last_->first) return last_->second;
   auto it = tensors.find(name);
   CHECK(it != tensors.end());
-  Tensor& t = it->second;
+  last_ = &*it;
+  return it->second;
+}
+
+float& Builder::at(const std::string& name, int64_t row, int64_t col) {
+  Tensor& t = tensor(name);
   int64_t cols = t.shape.size() >= 2 ? t.shape[1] : 1;
   CHECK(row >= 0 && row < t.shape[0] && col >= 0 && col < cols);
-  return t.set.try_emplace(row * cols + col, t.fill).first->second;
+  return t.set.get(row * cols + col, t.fill);
 }
 
 float& Builder::conv(int il, int64_t channel, int tap) {
-  Tensor& t = tensors.at(layer(il) + "linear_attn.conv1d.weight");
+  Tensor& t = tensor(layer(il) + "linear_attn.conv1d.weight");
   int K = config.linear_conv_kernel_dim;
   CHECK(tap >= 0 && tap < K);
   CHECK(channel >= 0 && channel < config.conv_dim());
-  return t.set.try_emplace(channel * K + tap, t.fill).first->second;
+  return t.set.get(channel * K + tap, t.fill);
 }
 
 void Builder::write(const std::string& dir, engine::DType dtype, const std::string& tokenizer_json) const {
@@ -99,9 +193,7 @@ void Builder::write(const std::string& dir, engine::DType dtype, const std::stri
   // Each tensor is made dense (and converted) only while the writer streams it.
   std::vector<engine::TensorView> views;
   for (const auto& [name, t] : tensors) {
-    // A_log and the gated norm stay f32, as in the official checkpoints.
-    bool keep_f32 = name.ends_with("A_log") || name.ends_with("linear_attn.norm.weight");
-    const engine::DType as = keep_f32 ? engine::DType::f32 : dtype;
+    const engine::DType as = stored_as(t, dtype);
     engine::TensorView v{name, as, t.shape, nullptr};
     v.produce = [&t, as, name](std::ostream& out) {
       engine::TensorData d = engine::make_tensor(name, as, t.shape, t.dense());

@@ -9,10 +9,10 @@
 
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/config.h"
+#include "engine/model.h"
 #include "engine/tensor.h"
 
 namespace qgpu::lift {
@@ -21,16 +21,38 @@ namespace qgpu::lift {
 // exp(g) rounds to exactly 1 in f32 (and -30 is exact in bf16 and f16).
 inline constexpr float kALogNoDecay = -30.0f;
 
+// Flat index -> value, by open addressing: the construction sets about 3 M entries in
+// random order, and a node-based map spent more time allocating, rehashing and freeing
+// than the construction took (the GPU-only model is built at every start).
+class EntryMap {
+ public:
+  float& get(int64_t key, float fill);  // the entry, made `fill` if absent
+  size_t size() const { return size_; }
+  std::vector<std::pair<int64_t, float>> sorted() const;  // by key
+  template <typename Fn>
+  void for_each(Fn fn) const {  // fn(key, value), in no particular order
+    for (size_t i = 0; i < keys_.size(); ++i)
+      if (keys_[i] >= 0) fn(keys_[i], values_[i]);
+  }
+
+ private:
+  void grow();
+  std::vector<int64_t> keys_;  // -1: empty
+  std::vector<float> values_;
+  size_t size_ = 0;
+};
+
 struct Builder {
   struct Tensor {
     std::vector<int64_t> shape;
     float fill = 0.0f;                         // every entry not set
-    std::unordered_map<int64_t, float> set;    // flat index -> value
+    EntryMap set;                              // flat index -> value
     int64_t numel() const;
     std::vector<float> dense() const;
   };
   engine::Config config;
   std::map<std::string, Tensor> tensors;
+  Tensor& tensor(const std::string& name);  // CHECKs the name; the last one found is cached
 
   explicit Builder(engine::Config c);
   // The tensor's element [row][col] (2-D) or [row] (1-D; col 0). CHECKs the name and range.
@@ -38,8 +60,21 @@ struct Builder {
   float& conv(int il, int64_t channel, int tap);  // linear_attn.conv1d.weight[channel][0][tap]
   std::string layer(int il) const;                // "model.layers.{il}."
 
-  // Writes DIR/config.json, the safetensors (as dtype) and tokenizer.json (text).
+  // Writes DIR/config.json, the safetensors (matrices as dtype, 1-D tensors f32) and
+  // tokenizer.json (text); each tensor is made dense only while it is written.
   void write(const std::string& dir, engine::DType dtype, const std::string& tokenizer_json) const;
+  // The model in memory, never dense: every matrix (matmul weights, the embedding) a sparse
+  // Linear of its nonzeros rounded to dtype, the other tensors as write() stores them; it
+  // computes what load_model(DIR) computes after write(DIR, dtype), bit for bit.
+  engine::Model model(engine::DType dtype) const;
+
+  Builder(const Builder&) = delete;  // tensor()'s cache points into `tensors`
+  Builder& operator=(const Builder&) = delete;
+  Builder(Builder&&) = default;      // a moved map keeps its nodes
+  Builder& operator=(Builder&&) = default;
+
+ private:
+  std::pair<const std::string, Tensor>* last_ = nullptr;  // tensor()'s cache
 };
 
 }  // namespace qgpu::lift

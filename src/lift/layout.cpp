@@ -12,7 +12,7 @@ int Field::dim(int i) const {
 
 const Field& Layout::add(const std::string& name, int size) {
   CHECK(size > 0);
-  for (const Field& f : fields) CHECK(f.name != name);
+  CHECK(index.emplace(name, fields.size()).second);
   fields.push_back({name, used, size});
   used += size;
   return fields.back();
@@ -20,18 +20,17 @@ const Field& Layout::add(const std::string& name, int size) {
 
 const Field& Layout::add_over(const std::string& name, int size, const std::string& region, int at) {
   CHECK(size > 0 && at >= 0);
-  for (const Field& f : fields) CHECK(f.name != name);
   const Field r = (*this)[region];
   CHECK(at + size <= r.size);
+  CHECK(index.emplace(name, fields.size()).second);
   fields.push_back({name, r.offset + at, size});
   return fields.back();
 }
 
 const Field& Layout::operator[](const std::string& name) const {
-  for (const Field& f : fields)
-    if (f.name == name) return f;
-  CHECK(!"no such residual field");
-  return fields.front();
+  auto it = index.find(name);
+  CHECK(it != index.end() && "no such residual field");
+  return fields[it->second];
 }
 
 }  // namespace qgpu::lift

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace qgpu::lift {
@@ -18,6 +19,7 @@ struct Field {
 struct Layout {
   std::vector<Field> fields;
   int used = 0;
+  std::unordered_map<std::string, size_t> index;  // name -> position in fields (add keeps it)
 
   const Field& add(const std::string& name, int size);  // next free dims
   // A field on dims [at, at + size) of `region`, an earlier field whose codes a layer

@@ -317,7 +317,7 @@ std::string machine_summary(const Builder& b) {
   for (const auto& [name, t] : b.tensors) {
     params += t.numel();
     int64_t set_nonzero = 0;
-    for (const auto& [i, x] : t.set) set_nonzero += x != 0.0f;
+    t.set.for_each([&](int64_t, float x) { set_nonzero += x != 0.0f; });
     const int64_t nz = set_nonzero + (t.fill != 0.0f ? t.numel() - static_cast<int64_t>(t.set.size()) : 0);
     nonzero += nz;
     for (int il = 0; il < c.num_hidden_layers; ++il)
@@ -332,18 +332,19 @@ std::string machine_summary(const Builder& b) {
     if (c.is_linear(il)) {
       // A head is used when its key is (it writes; memory is written and read by the host).
       std::vector<bool> used(static_cast<size_t>(c.linear_num_key_heads));
-      for (const auto& [i, x] : b.tensors.at(b.layer(il) + "linear_attn.in_proj_qkv.weight").set) {
+      b.tensors.at(b.layer(il) + "linear_attn.in_proj_qkv.weight").set.for_each([&](int64_t i, float x) {
         const int64_t row = i / c.hidden_size;
         if (x != 0.0f && row >= c.key_dim() && row < 2 * c.key_dim())
           used[static_cast<size_t>((row - c.key_dim()) / c.linear_key_head_dim)] = true;
-      }
+      });
       const int n = static_cast<int>(std::count(used.begin(), used.end(), true));
       total_heads += n;
       heads += fmt::format("{}L{} {}", heads.empty() ? "" : ", ", il, n);
     }
     std::vector<bool> unit(static_cast<size_t>(c.intermediate_size));
-    for (const auto& [i, x] : b.tensors.at(b.layer(il) + "mlp.down_proj.weight").set)
+    b.tensors.at(b.layer(il) + "mlp.down_proj.weight").set.for_each([&](int64_t i, float x) {
       if (x != 0.0f) unit[static_cast<size_t>(i % c.intermediate_size)] = true;
+    });
     const int units = static_cast<int>(std::count(unit.begin(), unit.end(), true));
     if (units > widest) widest = units, widest_layer = il;
     mlp += fmt::format("{}L{} {}", mlp.empty() ? "" : ", ", il, units);

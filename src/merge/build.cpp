@@ -36,8 +36,7 @@ struct GpuPart {
   std::vector<std::pair<int64_t, float>> entries;
 
   GpuPart(const lift::Builder::Tensor& tensor, int64_t r, int64_t c) : t(&tensor), row_off(r), col_off(c) {
-    entries.assign(tensor.set.begin(), tensor.set.end());
-    std::sort(entries.begin(), entries.end());
+    entries = tensor.set.sorted();
   }
   int64_t rows() const { return t->shape[0]; }
   int64_t cols() const { return t->numel() / std::max<int64_t>(1, t->shape[0]); }
