@@ -297,7 +297,7 @@ TEST(ChatLibrary, EveryToolRunsInsideTheModel) {
       {"factorial", {{"n", 6}}}, {"gcd", {{"a", 1071}, {"b", 462}}}, {"lcm", {{"a", 4}, {"b", 6}}},
       {"sort", {{"values", {5, 1, 4, 2, 3}}}}, {"is_prime", {{"n", 97}}}};
   ASSERT_EQ(calls.size(), library().size());
-  engine::Model m = engine::load_model(test_util::machine_model(), engine::DType::bf16);
+  const engine::Model& m = test_util::gpu_model(engine::DType::bf16);
   for (const auto& [tool, args] : calls) {
     PreparedCall p = prepare_call({tool, args});
     const Program& prog = p.kernel.program;

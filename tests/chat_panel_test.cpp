@@ -167,7 +167,7 @@ void expect_snapshot(const PanelSnapshot& got, const MachineState& want, const s
 }
 
 TEST(ChatPanel, SnapshotsEqualTheInterpreterAtEveryToken) {
-  const engine::Model m = engine::load_model(test_util::machine_model(), engine::DType::f32);
+  const engine::Model& m = test_util::gpu_model(engine::DType::f32);
   const CompiledKernel k = test_util::vecadd_kernel();
   const Program& p = k.program;
   const Launch& l = p.launch;

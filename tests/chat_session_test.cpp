@@ -22,7 +22,7 @@ using ojson = nlohmann::ordered_json;
 using test_util::TempFile;
 
 const engine::Model& gpu_model() {
-  static const engine::Model m = engine::load_model(test_util::machine_model(), engine::DType::bf16);
+  static const engine::Model& m = test_util::gpu_model(engine::DType::bf16);
   return m;
 }
 
@@ -205,10 +205,8 @@ TEST(ChatCli, AskAndEvalWithAScriptedLanguageSide) {
   for (const EvalQuestion& q : eval_questions()) rules.push_back({{"when", q.question}, {"reply", call(q.tool, q.arguments)}});
   rules.push_back({{"when", "<tool_response>"}, {"reply", "The answer is {{result}}."}});
   TempFile s(script(rules));
-  const std::string env = std::string("QGPU_CACHE_DIR=") + QGPU_TEST_CACHE + " ";
   const EvalQuestion q = eval_questions().front();
-  test_util::Result r = test_util::qgpu_env(env, "eval --script " + s.path.string() + " --samples 3 --json --dtype bf16 " +
-                                                     test_util::machine_model());
+  test_util::Result r = test_util::qgpu("eval --script " + s.path.string() + " --samples 3 --json --dtype bf16 gpu");
   ASSERT_EQ(r.status, 0) << r.err;
   ojson j = ojson::parse(r.out);
   ASSERT_EQ(j["modes"].size(), 1u);
@@ -216,21 +214,20 @@ TEST(ChatCli, AskAndEvalWithAScriptedLanguageSide) {
   EXPECT_EQ(j["modes"][0]["gpu_correct"], 3) << r.out;
   EXPECT_EQ(j["modes"][0]["used_gpu"], 3);
   EXPECT_EQ(j["modes"][0]["answered_correctly"], 3) << r.out;
-  test_util::Result one = test_util::qgpu_env(
-      env, "ask --script " + s.path.string() + " --json --dtype bf16 " + test_util::machine_model() + " '" + q.question + "'");
+  test_util::Result one =
+      test_util::qgpu("ask --script " + s.path.string() + " --json --dtype bf16 gpu '" + q.question + "'");
   ASSERT_EQ(one.status, 0) << one.err;
   ojson a = ojson::parse(one.out);
   EXPECT_EQ(a["launches"].size(), 1u);
   EXPECT_TRUE(answer_matches(a["answer"].get<std::string>(), q.answer)) << one.out;
-  test_util::Result gpu_only = test_util::qgpu_env(env, "ask --dtype bf16 " + test_util::machine_model() + " 'hi'");
+  test_util::Result gpu_only = test_util::qgpu("ask --dtype bf16 gpu 'hi'");
   EXPECT_EQ(gpu_only.status, 1);
   EXPECT_NE(gpu_only.err.find("is the GPU-only model: it has no language model"), std::string::npos) << gpu_only.err;
 }
 
 TEST(ChatCli, PlainChatRunsCommandsFromStdin) {
   TempFile in("/kernels\n/run sum --block 4 --arg 'values=[4,5,6]' --arg 'out=[0]' --arg n=3\nhello\n/quit\n");
-  const std::string env = std::string("QGPU_CACHE_DIR=") + QGPU_TEST_CACHE + " ";
-  test_util::Result r = test_util::qgpu_env(env, "chat --plain --dtype bf16 < " + in.path.string());
+  test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 < " + in.path.string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("the GPU-only model"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ready-made kernels"), std::string::npos) << r.out;

@@ -44,8 +44,7 @@ struct Chat {
 
   explicit Chat(const std::string& args) {
     // The shell ignores SIGINT so that Ctrl-C reaches only qgpu (which installs its own handler).
-    const std::string command = fmt::format("trap \"\" INT; QGPU_CACHE_DIR={} {} chat {}; echo qgpu-exit-$?; sleep 600",
-                                            QGPU_TEST_CACHE, QGPU_BINARY, args);
+    const std::string command = fmt::format("trap \"\" INT; {} chat {}; echo qgpu-exit-$?; sleep 600", QGPU_BINARY, args);
     shell(fmt::format("tmux kill-session -t {} 2>/dev/null; tmux new-session -d -x {} -y {} -s {} {}", name, kCols,
                       kRows, name, quoted(command)));
   }
@@ -122,7 +121,6 @@ class ChatTui : public ::testing::Test {
  protected:
   void SetUp() override {
     if (shell("command -v tmux").empty()) GTEST_SKIP() << "tmux is not installed";
-    test_util::machine_model();  // built once into the test cache before the chat loads it
   }
 };
 

@@ -2,10 +2,10 @@
 // kernels/expected/ whose ops the model has (lift::generation_gap) is compiled, its launch
 // generated greedily by the GPU-only model, and the outputs read out of the model's state
 // compared with the oracle's (kernels/expected/NAME.json, never made by qgpu) and the
-// records with the interpreter's: every case in bf16, each kernel's shortest in f32, one model load per dtype
-// (the CLI's corpus_check loads it per case; the Model keeps its weight scan, so each launch
-// after the first costs only its tokens). Kernels the model cannot generate yet are
-// counted and named; the count that generates may only grow (kMinKernels).
+// records with the interpreter's: every case in bf16, each kernel's shortest in f32, one
+// in-memory model per dtype and process, in four shards. Kernels the model cannot generate
+// yet are counted and named; the count of kernels may only grow (kMinKernels), and every
+// one generates.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -59,11 +59,20 @@ struct Case {
 
 // The cases (every one, or each kernel's first) of every kernel whose blocks the model can
 // generate (all of a kernel's cases compile to the same blocks, so its first decides);
-// gaps counts the others. two_kernels: stop after two kernels (ASan).
-std::vector<Case> generatable(bool first_case_only, int& gaps, bool two_kernels) {
+// gaps counts the others. two_kernels: stop after two kernels (ASan). Only the kernels of
+// shard `shard` of `shards` (by their place in name order).
+std::vector<std::filesystem::path> expected_files() {
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(std::string(QGPU_SOURCE_DIR) + "/kernels/expected")) files.push_back(e.path());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<Case> generatable(bool first_case_only, int& gaps, bool two_kernels, int shard = 0, int shards = 1) {
+  const std::vector<std::filesystem::path> all = expected_files();
+  std::vector<std::filesystem::path> files;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (static_cast<int>(i % static_cast<size_t>(shards)) == shard) files.push_back(all[i]);
   std::vector<Case> out;
   gaps = 0;
   for (const std::filesystem::path& json : files) {
@@ -90,7 +99,7 @@ std::vector<Case> generatable(bool first_case_only, int& gaps, bool two_kernels)
 }
 
 void corpus_on_model(const std::vector<Case>& cases, DType dtype) {
-  Model m = load_model(test_util::machine_model(), dtype);
+  const Model& m = test_util::gpu_model(dtype);
   int64_t tokens = 0;
   double seconds = 0;
   std::set<std::string> kernels;
@@ -122,14 +131,22 @@ TEST(CorpusModel, FirstCasesBf16) {
   corpus_on_model(generatable(true, gaps, true), DType::bf16);
 }
 #else
-TEST(CorpusModel, EveryCaseInBf16ShortestCasesInF32) {
+// Four shards (kernels by their place in name order), so CTest runs them side by side: every
+// case in bf16, each kernel's shortest in f32.
+constexpr int kShards = 4;
+class CorpusModel : public ::testing::TestWithParam<int> {};
+
+TEST(CorpusModelCount, EveryKernelHasExpectedOutputs) {
+  EXPECT_GE(std::ssize(expected_files()), kMinKernels);
+}
+
+TEST_P(CorpusModel, EveryCaseInBf16ShortestCasesInF32) {
   int gaps = 0;
-  const std::vector<Case> cases = generatable(false, gaps, false);
+  const std::vector<Case> cases = generatable(false, gaps, false, GetParam(), kShards);
   std::set<std::string> kernels;
   for (const Case& c : cases) kernels.insert(c.kernel);
-  std::cout << "[ corpus ] " << kernels.size() << " kernels (" << cases.size() << " cases) the model generates, " << gaps
-            << " that need ops it does not have yet\n";
-  EXPECT_GE(static_cast<int>(kernels.size()), kMinKernels);
+  std::cout << "[ corpus ] shard " << GetParam() << ": " << kernels.size() << " kernels (" << cases.size()
+            << " cases) the model generates, " << gaps << " that need ops it does not have yet\n";
   EXPECT_EQ(gaps, 0);
   corpus_on_model(cases, DType::bf16);
   // f32 on each kernel's shortest case (by the interpreter's records): the same blocks and
@@ -144,6 +161,8 @@ TEST(CorpusModel, EveryCaseInBf16ShortestCasesInF32) {
   }
   corpus_on_model(shortest, DType::f32);
 }
+
+INSTANTIATE_TEST_SUITE_P(Shard, CorpusModel, ::testing::Range(0, kShards));
 #endif
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The divergence finder can fail, and says where: models broken in one place (a conv tap
 // of the byte assembly, a scheduler rule's output, the adder's carries) are named at the
-// first token, layer and field the break shows. Each case builds a whole model in memory,
-// so CTest runs these one at a time (RESOURCE_LOCK machine_builder, tests/CMakeLists.txt).
+// first token, layer and field the break shows. Each case builds its model in memory.
 #include <gtest/gtest.h>
 
 #include "engine/forward.h"
@@ -21,7 +20,6 @@ class MachineBroken : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { vecadd_ = new Forced(test_util::corpus_forced("vecadd", 1)); }
   static void TearDownTestSuite() { delete vecadd_; }
-  test_util::TempDir dir_;
   static Forced* vecadd_;
 };
 Forced* MachineBroken::vecadd_ = nullptr;
@@ -33,8 +31,7 @@ TEST_F(MachineBroken, ABrokenModelDivergesWhereItIsBroken) {
   const Config& c = b.config;
   int64_t channel = 2 * int64_t{c.key_dim()} + int64_t{lift::kWordBytesHead} * c.linear_value_head_dim + 16 * 4;
   b.conv(lift::kControlLayer, channel, 2) = 0.0f;  // byte 2's low nibble, one token back
-  b.write(dir_ / "broken", DType::f32, lift::machine_tokenizer_json());
-  Model m = load_model(dir_ / "broken");
+  const Model m = b.model(DType::f32);  // in memory, as `--engine model` builds it
   const Forced& f = *vecadd_;
   host::CheckReport r = host::check_launch(m, {.threads = 1, .skip_zero_rows = true}, f.prompt, f.records);
   ASSERT_TRUE(r.first.has_value());
@@ -47,15 +44,11 @@ TEST_F(MachineBroken, ABrokenModelDivergesWhereItIsBroken) {
 // A scheduler that never picks warp 1 (its rules' output row zeroed) is named at the first
 // token after which the interpreter would run warp 1, in the scheduler's record.
 TEST_F(MachineBroken, ABrokenSchedulerDivergesWhereItIsBroken) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "each case builds the whole model; under ASan+UBSan the first one covers the code";
-#endif
   lift::Builder b = lift::build_machine();
   const lift::Layout l = lift::machine_layout();
   const std::string down = b.layer(lift::sched_layer(1)) + "mlp.down_proj.weight";
   for (int64_t u = 0; u < b.config.intermediate_size; ++u) b.at(down, l["nw"].dim(1), u) = 0.0f;
-  b.write(dir_ / "broken-scheduler", DType::f32, lift::machine_tokenizer_json());
-  Model m = load_model(dir_ / "broken-scheduler");
+  const Model m = b.model(DType::f32);  // in memory, as `--engine model` builds it
   const Forced& f = *vecadd_;  // vecadd: 3 warps
   int64_t want = -1;
   MachineState st;
@@ -76,9 +69,6 @@ TEST_F(MachineBroken, ABrokenSchedulerDivergesWhereItIsBroken) {
 // nibbles carry: `add r0, r0, r0` for a lane with %tid.x 4 or more in examples/lanes.qasm
 // (the greedy record, checked at every running token of a program the model generates).
 TEST_F(MachineBroken, ABrokenAdderDivergesAtTheEmittedRecord) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "each case builds the whole model; under ASan+UBSan the first one covers the code";
-#endif
   lift::Builder b = lift::build_machine();
   const lift::Layout l = lift::machine_layout();
   const std::string down = b.layer(lift::kAluLayer + 1) + "mlp.down_proj.weight";
@@ -89,8 +79,7 @@ TEST_F(MachineBroken, ABrokenAdderDivergesAtTheEmittedRecord) {
       no += yes;  // a carry reads as none
       yes = 0.0f;
     }
-  b.write(dir_ / "broken-adder", DType::f32, lift::machine_tokenizer_json());
-  Model m = load_model(dir_ / "broken-adder");
+  const Model m = b.model(DType::f32);  // in memory, as `--engine model` builds it
   Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/lanes.qasm"), "lanes.qasm");
   Trace t = run(p, p.launch);
   host::CheckReport r = host::check_launch(m, {.threads = 1, .skip_zero_rows = true}, t.prompt, t.records);

@@ -84,7 +84,7 @@ TEST(MachineRandom, RandomProgramsKeepStateAndEnergy) {
   int programs = 0;
   int64_t tokens = 0;
   for (DType t : {DType::f32, DType::bf16}) {
-    Model m = load_model(test_util::machine_model(), t);
+    const Model& m = test_util::gpu_model(t);
     double worst = 0;
     auto trace = [&](const char* name, int il, int64_t, std::span<const float> v) {
       std::string_view what(name);

@@ -56,24 +56,19 @@ struct Setting {
 class MachineState_ : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new test_util::TempDir();
-    test_util::link_machine_model(*dir_ / "gpu");
     launches_ = new std::vector<Forced>(launches());
   }
   static void TearDownTestSuite() {
-    delete dir_;
     delete launches_;
   }
   void check(const Setting& setting);
 
-  static test_util::TempDir* dir_;
   static std::vector<Forced>* launches_;
 };
-test_util::TempDir* MachineState_::dir_ = nullptr;
 std::vector<Forced>* MachineState_::launches_ = nullptr;
 
 void MachineState_::check(const Setting& setting) {
-  Model m = load_model(*dir_ / "gpu", setting.dtype);
+  const Model& m = test_util::gpu_model(setting.dtype);
   std::map<std::string, std::pair<double, double>> norms;  // per traced name and layer: min, max
   const std::vector<int> hots = lift::machine_hots();
   double worst_energy = 0;  // |energy / designed hots - 1|

@@ -20,6 +20,7 @@
 #include "engine/tokenizer.h"
 #include "gpu/interp.h"
 #include "gpu/vocab.h"
+#include "host/gpu_model.h"
 #include "host/launch.h"
 #include "merge/build.h"
 #include "merge/check.h"
@@ -65,6 +66,43 @@ void expect_chat(const std::string& dir, const engine::Model& m) {
   EXPECT_EQ(nlohmann::json::parse(ask.out)["rounds"], 1) << ask.out;
 }
 
+// The loaded merged checkpoint's GPU comes from the construction (host::load_checkpoint):
+// its layers are sparse, and it computes the bits the file's dense weights compute (every
+// logit of a launch, and the records), with the file's GPU weights never scanned.
+void expect_gpu_from_construction(const std::string& dir, const engine::Model& merged) {
+  const int gpu_layers = merged.config.qgpu->layers;
+  for (int il = 0; il < merged.config.num_hidden_layers; ++il)
+    EXPECT_EQ(merged.layers[il].gate_proj.is_sparse(), il < gpu_layers) << "layer " << il;
+  ASSERT_NE(merged.head_gpu_rows, nullptr);
+  const engine::Model file = engine::load_model(dir, merged.dtype);
+  CompiledKernel k = test_util::vecadd_kernel();
+  std::vector<int32_t> ids;
+  for (const Rec& r : encode_image(k.program, k.program.launch)) ids.push_back(merged.config.qgpu->token_offset + token_id(r));
+  for (const Rec& r : run(k.program, k.program.launch, {}).records) ids.push_back(merged.config.qgpu->token_offset + token_id(r));
+  std::vector<float> a, b;
+  engine::State s1 = engine::make_state(merged.config), s2 = engine::make_state(merged.config);
+  engine::Runtime(file, {.threads = 1, .skip_zero_rows = true}).forward(s1, ids, a, true);
+  engine::Runtime(merged, {.threads = 1, .skip_zero_rows = true}).forward(s2, ids, b, true);
+  test_util::expect_same_bits(a, b, "a launch's logits: the file's GPU against the construction's", "construction");
+}
+
+// Sets element `index` of tensor `name` (bf16) in a safetensors directory's file, in place.
+void poke_bf16(const fs::path& dir, const std::string& name, int64_t index, float value) {
+  std::string file = "model.safetensors";
+  if (fs::exists(dir / "model.safetensors.index.json"))
+    file = nlohmann::json::parse(std::ifstream(dir / "model.safetensors.index.json"))["weight_map"][name];
+  std::fstream f(dir / file, std::ios::in | std::ios::out | std::ios::binary);
+  uint64_t n = 0;
+  f.read(reinterpret_cast<char*>(&n), 8);
+  std::string header(n, '\0');
+  f.read(header.data(), static_cast<std::streamsize>(n));
+  const nlohmann::json h = nlohmann::json::parse(header)[name];
+  ASSERT_EQ(h["dtype"], "BF16");
+  const uint16_t bits = engine::f32_to_bf16(value);
+  f.seekp(static_cast<std::streamoff>(8 + n + h["data_offsets"][0].get<uint64_t>() + 2 * index));
+  f.write(reinterpret_cast<const char*>(&bits), 2);
+}
+
 const std::vector<std::string> kPrompts = {"The capital of France is", "def add(a, b):\n    return",
                                            "1, 2, 3, 4,", "Le chat est", "Once upon a time"};
 
@@ -97,7 +135,7 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   EXPECT_EQ(r.gpu_tokens, vocab_size());
 
   const engine::Model base = engine::load_model(tmp / "base");
-  const engine::Model merged = engine::load_model(tmp / "merged");
+  const engine::Model merged = host::load_checkpoint(tmp / "merged");  // the file's GPU: the bf16 test
   const merge::TextCheck t = merge::check_text(base, merged, base_tok, kPrompts, 8, {.threads = 1, .skip_zero_rows = true});
   EXPECT_LT(t.max_kl, 1e-9) << "largest KL(base || merged), f32";
   EXPECT_EQ(t.agree, t.compared);
@@ -134,8 +172,9 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   EXPECT_TRUE(fs::exists(tmp / "merged/model.safetensors.index.json"));
 
   const engine::Model base = engine::load_model(tmp / "base");
-  const engine::Model merged = engine::load_model(tmp / "merged");
+  const engine::Model merged = host::load_checkpoint(tmp / "merged");
   EXPECT_EQ(merged.dtype, engine::DType::bf16);
+  expect_gpu_from_construction(tmp / "merged", merged);
   const engine::Tokenizer tok = engine::load_tokenizer(tmp / "base/tokenizer.json");
   const merge::TextCheck t = merge::check_text(base, merged, tok, kPrompts, 8, {.threads = 1, .skip_zero_rows = true});
   // The bf16 activations round where the base's and the merged model's f32 values differ in
@@ -146,6 +185,27 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   RecordProperty("agree", fmt::format("{}/{}", t.agree, t.compared));
   expect_launches(merged);
   expect_chat(tmp / "merged", merged);
+
+  // A GPU weight edited after the build: at a row every load checks (the first), loading is
+  // one error naming it; anywhere, `qgpu verify` finds it.
+  const std::string down = "model.layers.0.mlp.down_proj.weight";
+  const int64_t I = merged.config.intermediate_size, d = merged.config.qgpu->hidden_offset;
+  poke_bf16(tmp / "merged", down, 3, 1.0f);
+  try {
+    host::load_checkpoint(tmp / "merged");
+    ADD_FAILURE() << "an edited GPU weight was loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(down + " row 0 column 3 is 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("edited after `qgpu build`"), std::string::npos) << e.what();
+  }
+  poke_bf16(tmp / "merged", down, 3, 0.0f);
+  test_util::Result ok = test_util::qgpu("verify " + (tmp / "merged"));
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find("every GPU matrix equals the construction"), std::string::npos) << ok.out;
+  poke_bf16(tmp / "merged", down, (d + 77) * I + 5, 0.5f);
+  test_util::Result bad = test_util::qgpu("verify " + (tmp / "merged"));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find(fmt::format("{} row {} column 5 is 0.5", down, d + 77)), std::string::npos) << bad.err;
 }
 
 TEST(MergeBuild, ABaseTheGpuCannotJoinIsOneErrorAndKeepsTheOutput) {

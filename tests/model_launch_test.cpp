@@ -137,8 +137,7 @@ struct Setting {
 };
 
 void generate_all(const Setting& setting) {
-  const std::string dir = test_util::machine_model();
-  Model m = load_model(dir, setting.dtype);
+  const Model& m = test_util::gpu_model(setting.dtype);
   const std::string what = std::string(dtype_name(setting.dtype)) + (setting.rounding == Rounding::transformers ? "/transformers" : "");
   int64_t tokens = 0;
   double seconds = 0;
@@ -200,7 +199,7 @@ TEST(ModelLaunch, AHundredThousandTokenLaunchBf16) {
   const Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/long.qasm"), "long.qasm");
   const Trace want = run(p, p.launch);
   ASSERT_GE(want.records.size(), 100000u);
-  Model m = load_model(test_util::machine_model(), DType::bf16);
+  const Model& m = test_util::gpu_model(DType::bf16);
   host::ModelRun got = host::generate_launch(m, {.threads = 1, .skip_zero_rows = true}, encode_image(p, p.launch), 200000);
   expect_same_launch(want, got, "long bf16");
   if (::testing::Test::HasFatalFailure()) return;
@@ -215,10 +214,9 @@ TEST(ModelLaunch, AHundredThousandTokenLaunchBf16) {
 }
 
 TEST(ModelLaunch, AsmEngineModelReportsTheInterpretersOutputs) {
-  const std::string dir = test_util::machine_model();
   const std::string file = std::string(QGPU_SOURCE_DIR) + "/examples/lanes.qasm";
   test_util::Result interp = test_util::qgpu(fmt::format("asm '{}' --run --json", file));
-  test_util::Result model = test_util::qgpu(fmt::format("asm '{}' --run --json --engine model --dtype bf16 --model '{}'", file, dir));
+  test_util::Result model = test_util::qgpu(fmt::format("asm '{}' --run --json --engine model --dtype bf16", file));
   ASSERT_EQ(interp.status, 0) << interp.err;
   ASSERT_EQ(model.status, 0) << model.err;
   nlohmann::json i = nlohmann::json::parse(interp.out), g = nlohmann::json::parse(model.out);
@@ -233,9 +231,8 @@ TEST(ModelLaunch, AsmEngineModelReportsTheInterpretersOutputs) {
 // `qgpu run` compiles mul.hi, div and rem into the ALU's ops (compile_test); hand-written
 // code is taken as written, so the model path refuses it with one error before any token.
 TEST(ModelLaunch, HandWrittenCodeWithAnOpTheModelLacksIsOneError) {
-  const std::string dir = test_util::machine_model();
-  test_util::Result r = test_util::qgpu(fmt::format("asm '{}/examples/div_mod.qasm' --run --engine model --model '{}'",
-                                                    QGPU_SOURCE_DIR, dir));
+  test_util::Result r = test_util::qgpu(fmt::format("asm '{}/examples/div_mod.qasm' --run --engine model",
+                                                    QGPU_SOURCE_DIR));
   EXPECT_EQ(r.status, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("cannot generate this kernel's records yet"), std::string::npos) << r.err;
@@ -245,11 +242,10 @@ TEST(ModelLaunch, HandWrittenCodeWithAnOpTheModelLacksIsOneError) {
 
 // The same ops in CUDA run on the model: mulhi.cu's __mulhi and __umulhi become sequences.
 TEST(ModelLaunch, CudaMulHiRunsAsASequenceOnTheModel) {
-  const std::string dir = test_util::machine_model();
   test_util::Result r = test_util::qgpu(fmt::format(
       "run '{}/kernels/mulhi.cu' --grid 2 --block 4 --arg 'a=[-7,123456789]' --arg 'b=[3,987654321]' "
-      "--arg 'hi=[0,0]' --arg 'uhi=[0,0]' --arg 'lo=[0,0]' --arg n=2 --engine model --model '{}' --json",
-      QGPU_SOURCE_DIR, dir));
+      "--arg 'hi=[0,0]' --arg 'uhi=[0,0]' --arg 'lo=[0,0]' --arg n=2 --engine model --json",
+      QGPU_SOURCE_DIR));
   ASSERT_EQ(r.status, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   const int64_t big = int64_t{123456789} * 987654321;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -17,7 +19,7 @@
 
 #include "compiler/compile.h"
 #include "engine/tiny_model.h"
-#include "host/model_cache.h"
+#include "host/gpu_model.h"
 
 namespace qgpu::test_util {
 
@@ -58,8 +60,6 @@ struct TempDir {
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
 
-// The GPU-only model, built once per construction into the build tree's cache and shared
-// by every test process (a model takes ~15 s to build; each gtest case is a process).
 // A tiny random base with the compiled GPU's head shapes (Qwen3.5-2B's), so `qgpu build`
 // can merge the GPU into it: hidden 64, the given layer pattern.
 inline engine::TinySpec gpu_shaped_spec(const std::string& layers) {
@@ -82,14 +82,13 @@ inline CompiledKernel vecadd_kernel() {
   return compile_cuda(read_file(file), o);
 }
 
-inline std::string machine_model() {
-  setenv("QGPU_CACHE_DIR", QGPU_TEST_CACHE, 1);
-  return host::machine_model_dir();
-}
-
-// dir/name becomes a link to the shared GPU-only model.
-inline void link_machine_model(const std::string& path) {
-  std::filesystem::create_directory_symlink(machine_model(), path);
+// The GPU-only model, constructed in memory once per test process and dtype (about half a
+// second; nothing is written to disk).
+inline const engine::Model& gpu_model(engine::DType t = engine::DType::f32) {
+  static std::map<engine::DType, std::unique_ptr<engine::Model>> models;
+  std::unique_ptr<engine::Model>& m = models[t];
+  if (!m) m = std::make_unique<engine::Model>(host::gpu_only_model(t).model);
+  return *m;
 }
 
 struct Result {

@@ -10,7 +10,6 @@
 
 #include "base/error.h"
 #include "commands.h"
-#include "host/model_cache.h"
 #include "merge/build.h"
 #include "merge/hub.h"
 
@@ -53,7 +52,7 @@ void add_build_command(CLI::App& app) {
     std::string base_dir = *base;
     if (merge::is_hub_id(*base)) {
       Progress bar;
-      merge::HubOptions h{.cache_dir = host::cache_root() + "/hub"};
+      merge::HubOptions h{.cache_dir = merge::default_hub_cache()};
       h.progress = [&bar](int64_t done, int64_t total) { bar(done, total); };
       h.say = [](const std::string& s) { fmt::print(stderr, "qgpu build: downloading {}\n", s); };
       base_dir = merge::download_repo(*base, h);

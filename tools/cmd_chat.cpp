@@ -18,7 +18,6 @@
 #include "chat/tui.h"
 #include "commands.h"
 #include "engine/tokenizer.h"
-#include "host/model_cache.h"
 
 namespace qgpu {
 namespace {
@@ -43,10 +42,9 @@ struct Loaded {
 
 std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
   auto l = std::make_unique<Loaded>();
-  l->dir = a.model.empty() ? host::machine_model_dir() : a.model;
-  if (!a.dtype.empty() && a.dtype != "f32" && a.dtype != "bf16" && a.dtype != "f16")
-    fail("--dtype {}: expected f32, bf16 or f16", a.dtype);
-  l->model = engine::load_model(l->dir, a.dtype.empty() ? std::nullopt : std::optional(engine::parse_dtype(a.dtype)));
+  NamedModel named = load_named_model(a.model, a.dtype);
+  l->dir = named.name;
+  l->model = std::move(named.model);
   const bool merged = l->model.config.qgpu.has_value();
   // The GPU-only model's vocabulary is the GPU's tokens (rounded up to a multiple of 64).
   const bool gpu_only = !merged && l->model.config.vocab_size >= vocab_size() && l->model.config.vocab_size < vocab_size() + 64;
@@ -64,12 +62,12 @@ std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
     if (need_language)
       fail("{} is the GPU-only model: it has no language model to answer in words. Merge the GPU into "
            "Qwen3.5 with `qgpu build --base Qwen/Qwen3.5-2B --out build/merged-2b` and pass that directory",
-           l->dir);
+           named.gpu_only_in_memory ? "qgpu's GPU" : l->dir);
     l->greeting = fmt::format(
         "{}: the GPU-only model (the compiled GPU's layers, no language model), so it cannot answer in words. "
         "/run FILE.cu or /kernels launch kernels with the panel; for chat, merge it into Qwen3.5 with "
         "`qgpu build` and run `qgpu chat build/merged-2b`. / lists the commands.",
-        l->dir);
+        named.gpu_only_in_memory ? "No checkpoint given" : l->dir);
   }
   return l;
 }
@@ -182,7 +180,7 @@ void add_common(CLI::App* cmd, ChatArgs& a) {
 void add_chat_commands(CLI::App& app) {
   auto a = std::make_shared<ChatArgs>();
   auto* chat = app.add_subcommand("chat", "Talk to the merged model; its GPU runs the kernels, with a live panel");
-  chat->add_option("model", a->model, "Merged checkpoint directory (default: the GPU-only model, commands only)");
+  chat->add_option("model", a->model, "Merged checkpoint directory (default, or `gpu`: the GPU-only model, built in memory; commands only)");
   chat->add_flag("--plain", a->plain, "No terminal UI: a line in, lines out");
   chat->add_option("--slow", a->slow_ms, "Pause MS milliseconds after each launch token (to watch the panel)");
   chat->add_flag("--no-panel", a->no_panel, "Start with the panel hidden");
@@ -190,14 +188,14 @@ void add_chat_commands(CLI::App& app) {
   chat->callback([a] { chat_command(*a); });
 
   auto* ask = app.add_subcommand("ask", "One question to the merged model; print its answer");
-  ask->add_option("model", a->model, "Merged checkpoint directory")->required();
+  ask->add_option("model", a->model, "Merged checkpoint directory (`gpu`: the GPU-only model, for --script)")->required();
   ask->add_option("question", a->question, "The question")->required();
   ask->add_flag("--json", a->json, "Print {answer, launches: [...], rounds}");
   add_common(ask, *a);
   ask->callback([a] { ask_command(*a); });
 
   auto* eval = app.add_subcommand("eval", "The shipped questions with known answers: how often the model is right");
-  eval->add_option("model", a->model, "Merged checkpoint directory")->required();
+  eval->add_option("model", a->model, "Merged checkpoint directory (`gpu`: the GPU-only model, for --script)")->required();
   eval->add_option("--samples", a->samples, "Ask only the first N questions (default: all)");
   eval->add_flag("--json", a->json, "Print the report as JSON");
   add_common(eval, *a);

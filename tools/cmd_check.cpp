@@ -13,6 +13,7 @@
 
 #include "base/error.h"
 #include "commands.h"
+#include "host/gpu_model.h"
 #include "compiler/compile.h"
 #include "engine/tokenizer.h"
 #include "host/launch.h"
@@ -87,7 +88,7 @@ void check_command(const CheckArgs& a) {
   if (!a.dtype.empty() && !(dtype = engine::parse_dtype(a.dtype))) fail("--dtype {}: expected f32, bf16 or f16", a.dtype);
   if (a.tokens < 1) fail("--tokens {}: expected at least 1", a.tokens);
   const engine::Model base = engine::load_model(a.base, dtype);
-  const engine::Model merged = engine::load_model(a.merged, dtype);
+  const engine::Model merged = host::load_checkpoint(a.merged, dtype);
   if (!merged.config.qgpu)
     fail("{}: its config.json has no \"qgpu\" object: not a merged checkpoint (`qgpu build` writes one)", a.merged);
   const std::string tok_path = (std::filesystem::path(a.base) / "tokenizer.json").string();
@@ -152,6 +153,7 @@ void check_command(const CheckArgs& a) {
 
 }  // namespace
 
+// `qgpu check BASE MERGED` and `qgpu verify MERGED`.
 void add_check_command(CLI::App& app) {
   auto a = std::make_shared<CheckArgs>();
   auto* cmd = app.add_subcommand("check", "Compare a merged checkpoint with its base: text KL, greedy agreement, launches");
@@ -163,6 +165,17 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--dtype", a->dtype, "Run both in f32, bf16 or f16 (default: each checkpoint's own)");
   cmd->add_flag("--json", a->json, "One JSON object");
   cmd->callback([a] { check_command(*a); });
+
+  auto dir = std::make_shared<std::string>();
+  auto* verify = app.add_subcommand(
+      "verify", "Compare every row of a merged checkpoint's GPU weights with the construction (loading checks 16 a matrix)");
+  verify->add_option("merged", *dir, "The merged checkpoint directory (`qgpu build --out`)")->required();
+  verify->callback([dir] {
+    engine::Model m = engine::load_model(*dir);
+    const int64_t rows = host::verify_merged_gpu(m, *dir);
+    fmt::print("verify: {}: every GPU matrix equals the construction ({} rows compared, construction {})\n", *dir, rows,
+               m.config.qgpu->construction);
+  });
 }
 
 }  // namespace qgpu

@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "commands.h"
+#include "host/gpu_model.h"
 #include "engine/chat_template.h"
 #include "engine/forward.h"
 #include "engine/generate.h"
@@ -88,7 +89,7 @@ void print_position(const std::vector<float>& logits, int64_t pos, int64_t V, in
 
 void run_forward(const ForwardArgs& a) {
   std::vector<int32_t> tokens = parse_tokens(a.tokens);
-  Model m = load_model(a.model, dtype_option(a.dtype));
+  Model m = host::load_checkpoint(a.model, dtype_option(a.dtype));
   Runtime rt(m, {.threads = a.threads,
                  .matmul = a.reference ? MatmulPath::reference : MatmulPath::fast,
                  .rounding = rounding_option(a.rounding),
@@ -116,7 +117,7 @@ struct GenerateArgs {
 
 void run_generate(const GenerateArgs& a) {
   if (a.prompt.empty() == a.tokens.empty()) fail("generate: give exactly one of --prompt or --tokens");
-  Model m = load_model(a.model, dtype_option(a.dtype));
+  Model m = host::load_checkpoint(a.model, dtype_option(a.dtype));
   std::optional<Tokenizer> tok;
   if (!a.prompt.empty()) tok = load_tokenizer(tokenizer_path(a.model));
   std::vector<int32_t> prompt;

@@ -15,7 +15,6 @@
 #include "gpu/interp.h"
 #include "gpu/trace_json.h"
 #include "host/check.h"
-#include "host/model_cache.h"
 
 namespace qgpu {
 namespace {

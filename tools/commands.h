@@ -26,8 +26,20 @@ void add_chat_commands(CLI::App& app);  // chat, ask, eval
 // --rounding llama|transformers; throws Error.
 engine::Rounding rounding_option(const std::string& s);
 
-// The compiled model a launch runs on: --model DIR (default: the cached GPU-only model),
-// --dtype, --rounding, --json.
+// A model named on the command line: a checkpoint (HF directory or .gguf), or, when the
+// name is empty or `gpu`, the GPU-only model constructed in memory (host/gpu_model.h; a
+// directory called gpu is ./gpu). dtype: f32, bf16, f16, or empty for the checkpoint's own
+// (f32 for the GPU-only model); anything else is an Error.
+struct NamedModel {
+  engine::Model model;
+  std::string name;                // the path, or host::kGpuOnlyName
+  bool gpu_only_in_memory = false;
+  double construct_seconds = 0;    // the in-memory model's construction
+};
+NamedModel load_named_model(const std::string& name, const std::string& dtype);
+
+// The compiled model a launch runs on: --model DIR (default: the GPU-only model, in
+// memory), --dtype, --rounding, --json.
 struct ModelArgs {
   // dtype: f32, bf16, f16, or empty for the checkpoint's own (the construction is exact in
   // f32 on f32 weights, and on bf16 or f16 weights with their rounding, not f32 on bf16).

@@ -9,25 +9,27 @@
 #include "host/check.h"
 #include "host/launch.h"
 #include "lift/machine_model.h"
-#include "host/model_cache.h"
+#include "host/gpu_model.h"
 
 namespace qgpu {
-namespace {
 
-// The model and the dtype it runs in: --dtype's, else the checkpoint's own.
-engine::Model load(const ModelArgs& a, const std::string& dir) {
-  if (!a.dtype.empty() && a.dtype != "f32" && a.dtype != "bf16" && a.dtype != "f16")
-    fail("--dtype {}: expected f32, bf16 or f16", a.dtype);
-  return engine::load_model(dir, a.dtype.empty() ? std::nullopt : std::optional(engine::parse_dtype(a.dtype)));
+NamedModel load_named_model(const std::string& name, const std::string& dtype) {
+  if (!dtype.empty() && dtype != "f32" && dtype != "bf16" && dtype != "f16")
+    fail("--dtype {}: expected f32, bf16 or f16", dtype);
+  const std::optional<engine::DType> t = dtype.empty() ? std::nullopt : engine::parse_dtype(dtype);
+  if (name.empty() || name == "gpu") {
+    host::GpuModel g = host::gpu_only_model(t.value_or(engine::DType::f32));
+    return {std::move(g.model), host::kGpuOnlyName, true, g.seconds};
+  }
+  return {host::load_checkpoint(name, t), name, false, 0};
 }
-
-}  // namespace
 
 // The divergence finder on the interpreter's records; exits 1 (an Error) at a divergence.
 void check_on_model(const ModelArgs& r, const Trace& t) {
   engine::Rounding rounding = rounding_option(r.rounding);
-  std::string dir = r.model.empty() ? host::machine_model_dir() : r.model;
-  engine::Model m = load(r, dir);
+  NamedModel named = load_named_model(r.model, r.dtype);
+  const engine::Model& m = named.model;
+  const std::string& dir = named.name;
   const std::string dtype = engine::dtype_name(m.dtype);
   host::CheckReport c = host::check_launch(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true},
                                            t.prompt, t.records);
@@ -56,8 +58,9 @@ void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportO
     fail("--engine model: {}: the compiled model cannot generate this kernel's records yet: {}. Use --engine "
          "interp, or --check to compare the state the model holds with the interpreter's for any kernel",
          p.kernel, *gap);
-  std::string dir = a.model.empty() ? host::machine_model_dir() : a.model;
-  engine::Model m = load(a, dir);
+  NamedModel named = load_named_model(a.model, a.dtype);
+  const engine::Model& m = named.model;
+  const std::string& dir = named.name;
   std::vector<Rec> prompt = encode_image(p, l);
   host::ModelRun run = host::generate_launch(
       m, {.threads = 1, .rounding = rounding_option(a.rounding), .skip_zero_rows = true}, prompt, max_records);
@@ -66,13 +69,16 @@ void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportO
   if (a.json) {
     nlohmann::json j = trace_json(p, l, run.trace, report);
     j["model"] = dir;
+    if (named.gpu_only_in_memory) j["construct_seconds"] = named.construct_seconds;
     j["seconds"] = run.seconds;
     j["tokens_per_second"] = run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0;
     return fmt::print("{}\n", j.dump());
   }
   fmt::print("{}", trace_text(p, l, run.trace, report.with_records));
-  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s\n", dir, report.dtype, run.trace.records.size(),
+  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s", dir, report.dtype, run.trace.records.size(),
              run.seconds, run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0);
+  if (named.gpu_only_in_memory) fmt::print(" (constructed in {:.3f} s)", named.construct_seconds);
+  fmt::print("\n");
 }
 
 }  // namespace qgpu

@@ -315,4 +315,11 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
   return dir.string();
 }
 
+std::string default_hub_cache() {
+  if (const char* d = std::getenv("QGPU_CACHE_DIR"); d && *d) return std::string(d) + "/hub";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/qgpu/hub";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/qgpu/hub";
+  fail("no cache directory for downloads: set QGPU_CACHE_DIR (or HOME)");
+}
+
 }  // namespace qgpu::merge

@@ -15,6 +15,10 @@
 
 namespace qgpu::merge {
 
+// Where downloads are kept: $QGPU_CACHE_DIR/hub, else $XDG_CACHE_HOME/qgpu/hub, else
+// $HOME/.cache/qgpu/hub.
+std::string default_hub_cache();
+
 struct HubOptions {
   std::string endpoint;          // empty: $HF_ENDPOINT, else https://huggingface.co
   std::string token;             // empty: $HF_TOKEN (may be unset: public repos)
