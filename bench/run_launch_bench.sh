@@ -4,7 +4,8 @@
 # model's GGUF, in the same run. Both generate the program's records from its image; the
 # script checks that llama.cpp's records are ours, then prints decode tokens/s and the ratio.
 #   bench/run_launch_bench.sh [PROGRAM.qasm] [--dtype bf16|f32]   (default examples/loops.qasm, bf16)
-# First run: builds (release) and writes the model and its GGUF under build/bench/ (a minute).
+# Ours runs on the GPU-only model built in memory; llama.cpp on its export, written on the
+# first run (release build, `qgpu compile-model`) under build/bench/ (a minute).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 program=examples/loops.qasm dtype=bf16
@@ -30,7 +31,7 @@ if [ ! -f "$dir/config.json" ] || [ "$(cat "$dir/.qgpu-binary" 2>/dev/null)" != 
 fi
 
 echo "== qgpu engine: $program" >&2
-ours=$("$qgpu" asm "$program" --run --engine model --model "$dir" --dtype "$dtype" --json)
+ours=$("$qgpu" asm "$program" --run --engine model --dtype "$dtype" --json)  # the in-memory model
 prompt=$(python3 -c 'import json,sys; print(",".join(map(str, json.loads(sys.argv[1])["prompt_ids"])))' "$ours")
 n=$(python3 -c 'import json,sys; print(len(json.loads(sys.argv[1])["record_ids"]))' "$ours")
 echo "== llama.cpp: $n records from the same image" >&2

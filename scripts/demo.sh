@@ -12,7 +12,8 @@ cmake --build --preset release --target qgpu >&2
 qgpu=build/release/qgpu
 # The main job: a CUDA kernel (a 3x3 integer matrix product, one thread per element)
 # compiled for the machine and launched inside the compiled model: the GPU-only model
-# (built into the cache on first use) generates every execution record greedily, and the
+# (constructed in memory at start, in about half a second; nothing is written to disk)
+# generates every execution record greedily, and the
 # host reads c out of the model's recurrent state. bf16 weights, llama.cpp's rounding.
 "$qgpu" run kernels/matmul_3x3.cu --grid 1 --block 3,3 \
   --arg 'a=[1,2,3,4,5,6,7,8,9]' --arg 'b=[9,8,7,6,5,4,3,2,1]' --arg 'c=[0,0,0,0,0,0,0,0,0]' \

@@ -18,9 +18,6 @@ test_preset() {
 }
 
 test_preset dev
-# The dev preset's cached GPU-only model (11 GB in f32) is not needed again: free the disk
-# before the asan preset builds its own.
-rm -rf build/dev/model-cache
 if [ "${QGPU_SKIP_ASAN:-0}" = 1 ]; then
   echo "== test.sh: asan skipped (QGPU_SKIP_ASAN=1)"
 else
