@@ -101,6 +101,12 @@ ConvertedTensor convert_tensor(const TensorView& v, DType t);
 template <typename Fn>
 void for_each_nonzero(const TensorView& v, int64_t begin, int64_t end, Fn fn, bool keep_negative_zero = false);
 
+// The dtype a checkpoint we write stores a tensor of this shape in, for weights in t:
+// 1-D tensors (norms, A_log, dt_bias) stay f32, as the official checkpoints keep A_log and
+// llama.cpp keeps every norm (a compensated norm multiplier rounded to bf16 would be up to
+// 0.4% off, and the GPU's norms are exact only to f32's last bits); the others are t.
+inline DType export_dtype(const std::vector<int64_t>& shape, DType t) { return shape.size() == 1 ? DType::f32 : t; }
+
 // f32 values stored as dtype t (rounded to nearest even).
 TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,
                        const std::vector<float>& values);

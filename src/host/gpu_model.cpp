@@ -36,15 +36,6 @@ std::shared_ptr<const CsrWeight> placed(const Linear& gpu, int64_t in_cols, int6
   return std::make_shared<const CsrWeight>(engine::make_csr(in_cols, entries));
 }
 
-// Row r of a CSR weight of n_in inputs as f32 (+0 where it has no entry).
-void csr_row(const CsrWeight& c, int64_t n_in, int64_t r, float* out) {
-  std::fill_n(out, n_in, 0.0f);
-  auto it = std::lower_bound(c.rows.begin(), c.rows.end(), static_cast<int32_t>(r));
-  if (it == c.rows.end() || *it != r) return;
-  const size_t k = static_cast<size_t>(it - c.rows.begin());
-  for (int64_t i = c.row_start[k]; i < c.row_start[k + 1]; ++i) out[c.col[i]] = c.value[i];
-}
-
 // The rows checked of a weight with `rows` rows: all, or 16 (first, last, 14 spread by a
 // hash of the name, so an edit anywhere is found by some load... of some tensor).
 std::vector<int64_t> checked_rows(const std::string& name, int64_t first, int64_t rows, bool all) {
@@ -62,13 +53,14 @@ std::vector<int64_t> checked_rows(const std::string& name, int64_t first, int64_
 
 // The file's rows of w (dense) against the construction's (c, over w's inputs): equal as
 // numbers (+0 and -0 alike), or one Error naming the tensor and row.
-int64_t check_rows(const Linear& w, const CsrWeight& c, int64_t first, bool all, const std::string& path) {
+int64_t check_rows(const Linear& w, std::shared_ptr<const CsrWeight> c, int64_t first, bool all, const std::string& path) {
   CHECK(!w.is_sparse());
+  const Linear construction{engine::TensorView{w.w.name, w.w.dtype, w.w.shape, nullptr}, std::move(c)};
   std::vector<float> got(static_cast<size_t>(w.in())), want(got.size());
   int64_t n = 0;
   for (int64_t r : checked_rows(w.w.name, first, w.out(), all)) {
     w.row(r, got.data());
-    csr_row(c, w.in(), r, want.data());
+    construction.row(r, want.data());
     for (int64_t i = 0; i < w.in(); ++i)
       if (!(got[i] == want[i]))
         fail("{}: tensor {} row {} column {} is {} but the GPU's construction (fingerprint {}) puts {} there: the "
@@ -129,7 +121,7 @@ engine::Model load_checkpoint(const std::string& path, std::optional<engine::DTy
   }
   for_each_gpu_matrix(m, [&](Linear& w, std::shared_ptr<const CsrWeight> c, int64_t first) {
     if (w.is_sparse()) return;
-    check_rows(w, *c, first, false, path);
+    check_rows(w, c, first, false, path);
     if (first == 0) {
       w = Linear{engine::TensorView{w.w.name, w.w.dtype, w.w.shape, nullptr}, std::move(c)};
     } else {
@@ -143,7 +135,7 @@ int64_t verify_merged_gpu(engine::Model& m, const std::string& path) {
   if (!merged_safetensors(m)) fail("{}: not a merged checkpoint (config.json has no \"qgpu\" object with a GPU placement)", path);
   int64_t rows = 0;
   for_each_gpu_matrix(m, [&](Linear& w, std::shared_ptr<const CsrWeight> c, int64_t first) {
-    rows += check_rows(w, *c, first, true, path);
+    rows += check_rows(w, std::move(c), first, true, path);
   });
   return rows;
 }

@@ -56,12 +56,7 @@ void add_layer(Builder& b, int il) {
   }
 }
 
-// 1-D tensors (norms, A_log, dt_bias) stay f32, as a merged checkpoint keeps them (merge/
-// build.cpp) and llama.cpp keeps every norm: a norm multiplier rounded to bf16 moves a hot
-// entry off its power of two.
-engine::DType stored_as(const Builder::Tensor& t, engine::DType dtype) {
-  return t.shape.size() == 1 ? engine::DType::f32 : dtype;
-}
+engine::DType stored_as(const Builder::Tensor& t, engine::DType dtype) { return engine::export_dtype(t.shape, dtype); }
 
 // A matrix's nonzeros once rounded to dtype, as a sparse Linear; +-0 left out (the dense
 // path's scan skips them too), except in the embedding, whose rows are copied, not summed.
@@ -108,10 +103,13 @@ std::vector<float> Builder::Tensor::dense() const {
   return v;
 }
 
+// Where probing for key starts in a table of mask + 1 slots (Fibonacci hashing).
+size_t EntryMap::home(int64_t key, size_t mask) { return static_cast<size_t>(key) * 0x9e3779b97f4a7c15ull >> 20 & mask; }
+
 float& EntryMap::get(int64_t key, float fill) {
   if (2 * (size_ + 1) > keys_.size()) grow();
   const size_t mask = keys_.size() - 1;
-  for (size_t i = static_cast<size_t>(key) * 0x9e3779b97f4a7c15ull >> 20 & mask;; i = (i + 1) & mask) {
+  for (size_t i = home(key, mask);; i = (i + 1) & mask) {
     if (keys_[i] == key) return values_[i];
     if (keys_[i] < 0) {
       keys_[i] = key, values_[i] = fill, ++size_;
@@ -126,7 +124,7 @@ void EntryMap::grow() {
   const size_t mask = keys.size() - 1;
   for (size_t j = 0; j < keys_.size(); ++j) {
     if (keys_[j] < 0) continue;
-    size_t i = static_cast<size_t>(keys_[j]) * 0x9e3779b97f4a7c15ull >> 20 & mask;
+    size_t i = home(keys_[j], mask);
     while (keys[i] >= 0) i = (i + 1) & mask;
     keys[i] = keys_[j], values[i] = values_[j];
   }

@@ -36,6 +36,7 @@ class EntryMap {
   }
 
  private:
+  static size_t home(int64_t key, size_t mask);
   void grow();
   std::vector<int64_t> keys_;  // -1: empty
   std::vector<float> values_;

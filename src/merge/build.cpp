@@ -86,10 +86,7 @@ struct Source {
   }
 };
 
-// 1-D tensors (norms, A_log, dt_bias) stay f32 as the official checkpoints keep A_log and
-// llama.cpp keeps every norm: a compensated norm multiplier rounded to bf16 would be up to
-// 0.4% off, and the GPU's norms are exact only to f32's last bits.
-engine::DType stored_as(const Source& s, engine::DType dtype) { return s.shape.size() == 1 ? engine::DType::f32 : dtype; }
+engine::DType stored_as(const Source& s, engine::DType dtype) { return engine::export_dtype(s.shape, dtype); }
 
 void encode(engine::DType t, const float* x, size_t n, std::vector<uint8_t>& bytes) {
   bytes.resize(n * engine::dtype_size(t));
