@@ -4,12 +4,14 @@
 #include "engine/safetensors.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "base/error.h"
+#include "base/mapped_file.h"
 #include "test_util.h"
 
 namespace qgpu::engine {
@@ -78,6 +80,39 @@ TEST(Safetensors, RoundTripKeepsOrderDtypesShapesAndMetadata) {
   uint64_t header = 0;
   std::memcpy(&header, st.file.data(), 8);
   EXPECT_EQ((8 + header) % 8, 0u) << "data starts 8-byte aligned";
+}
+
+// Every file is written through write_file_atomic, which leaves a hole where a whole 4 KiB
+// block of the file is zero: the bytes read back are the bytes written (zero runs that
+// start and end inside blocks, at the buffer's 1 MiB edges, at the end of the file), and a
+// mostly-zero file takes little disk where the file system has holes.
+TEST(Safetensors, ZeroBlocksAreHolesAndReadBackAsZeros) {
+  test_util::TempDir dir;
+  std::string bytes(3 * (size_t{1} << 20) + 5000, '\0');
+  for (size_t at : {size_t{0}, size_t{4095}, size_t{4096}, size_t{70000}, (size_t{1} << 20) - 1, size_t{1} << 20,
+                    2 * (size_t{1} << 20) + 8191, bytes.size() - 5000})
+    bytes[at] = static_cast<char>(at % 251 + 1);
+  const std::string path = (dir / "f.bin");
+  // Written in pieces of odd sizes, as the checkpoint writers do.
+  write_file_atomic(path, [&](std::ostream& out) {
+    for (size_t at = 0; at < bytes.size();) {
+      const size_t n = std::min<size_t>(bytes.size() - at, 1 + at % 300000);
+      out.write(bytes.data() + at, static_cast<std::streamsize>(n));
+      at += n;
+    }
+  });
+  std::ifstream in(path, std::ios::binary);
+  const std::string back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(back.size(), bytes.size());
+  EXPECT_TRUE(back == bytes);
+  // A zero tail is a hole too: the size is set at the end.
+  const std::string tail = (dir / "tail.bin");
+  write_file_atomic(tail, [&](std::ostream& out) { out << "x" << std::string(100000, '\0'); });
+  EXPECT_EQ(fs::file_size(tail), 100001u);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  if (static_cast<uint64_t>(st.st_blocks) * 512 >= bytes.size()) GTEST_SKIP() << "this file system keeps no holes";
+  EXPECT_LE(static_cast<uint64_t>(st.st_blocks) * 512, 16u * 4096) << "8 nonzero blocks, the rest holes";
 }
 
 TEST(Safetensors, DirectoryWithOneFile) {

@@ -8,8 +8,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <streambuf>
+#include <vector>
 
 #include "base/error.h"
 
@@ -67,26 +69,110 @@ void MappedFile::release(const void* p, size_t n) const {
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
+namespace {
+
+// A stream buffer on a file that leaves a hole wherever a whole block of the file is zero:
+// a merged checkpoint or a dense export is mostly zeros (the GPU's columns of the base's
+// rows, nearly all of the GPU's rows), which then cost neither the write, nor the disk,
+// nor the fsync. The file reads the same (a hole reads as zeros); its size is set at the end.
+class HoleWriter : public std::streambuf {
+ public:
+  explicit HoleWriter(int fd) : fd_(fd), buf_(kBuffer) { setp(buf_.data(), buf_.data() + buf_.size()); }
+
+  // Writes what is buffered and sets the file's size (the bytes put); false on a failure.
+  bool finish() {
+    if (!flush_buffer()) return false;
+    if (::ftruncate(fd_, static_cast<off_t>(written_)) == 0) return true;
+    error_ = errno;
+    return false;
+  }
+  // Why a write failed (errno), or "write failed".
+  std::string error() const { return error_ ? std::strerror(error_) : "write failed"; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!flush_buffer()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return flush_buffer() ? 0 : -1; }
+  // tellp() only: the writers check where a tensor starts and ends.
+  pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode which) override {
+    if (off != 0 || dir != std::ios_base::cur || !(which & std::ios_base::out)) return pos_type(off_type(-1));
+    return pos_type(static_cast<off_type>(written_ + static_cast<uint64_t>(pptr() - pbase())));
+  }
+
+ private:
+  static constexpr size_t kBlock = 4096, kBuffer = size_t{1} << 20;
+
+  // The buffer to the file: runs of blocks (aligned to the file's offsets) with a nonzero
+  // byte are written where they belong; all-zero blocks are skipped.
+  bool flush_buffer() {
+    static const char zeros[kBlock] = {};
+    const char* p = pbase();
+    const size_t n = static_cast<size_t>(pptr() - pbase());
+    size_t run = 0, at = 0;  // the pending run of nonzero blocks: [run, at)
+    while (at < n) {
+      const size_t len = std::min(kBlock - (written_ + at) % kBlock, n - at);
+      if (std::memcmp(p + at, zeros, len) == 0) {
+        if (!write_all(p + run, at - run, written_ + run)) return false;
+        run = at + len;
+      }
+      at += len;
+    }
+    if (!write_all(p + run, n - run, written_ + run)) return false;
+    written_ += n;
+    setp(buf_.data(), buf_.data() + buf_.size());
+    return true;
+  }
+  bool write_all(const char* p, size_t n, uint64_t offset) {
+    while (n > 0) {
+      const ssize_t k = ::pwrite(fd_, p, n, static_cast<off_t>(offset));
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) {
+        error_ = k < 0 ? errno : ENOSPC;
+        return false;
+      }
+      p += k, n -= static_cast<size_t>(k), offset += static_cast<uint64_t>(k);
+    }
+    return true;
+  }
+
+  int fd_;
+  std::vector<char> buf_;
+  uint64_t written_ = 0;  // bytes before the buffer's first
+  int error_ = 0;
+};
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  int fd = -1;
   try {
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) fail("cannot write '{}': {}", tmp, std::strerror(errno));
     {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) fail("cannot write '{}': {}", tmp, std::strerror(errno));
+      HoleWriter buf(fd);
+      std::ostream out(&buf);
       write(out);
       out.flush();
-      if (!out) fail("cannot write '{}': write failed (disk full?)", path);
+      if (!out || !buf.finish()) fail("cannot write '{}': {} (disk full?)", path, buf.error());
     }
-    int fd = ::open(tmp.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
+    if (::fsync(fd) != 0) fail("cannot write '{}': {}", path, std::strerror(errno));
+    ::close(fd);
+    fd = -1;
     std::filesystem::rename(tmp, path);
   } catch (const std::filesystem::filesystem_error& e) {
-    std::filesystem::remove(tmp);
+    if (fd >= 0) ::close(fd);
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
     fail("cannot write '{}': {}", path, e.what());
   } catch (...) {
+    if (fd >= 0) ::close(fd);
     std::error_code ec;
     std::filesystem::remove(tmp, ec);
     throw;

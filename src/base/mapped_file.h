@@ -40,7 +40,9 @@ class MappedFile {
 };
 
 // Writes a file atomically: `write` fills a stream on PATH.tmp.PID, which is flushed, fsync'd
-// and renamed to PATH. On any failure the temporary is removed and Error names PATH.
+// and renamed to PATH. On any failure the temporary is removed and Error names PATH. Every
+// 4 KiB block of the file that is all zero bytes is left a hole (not written, no disk
+// space where the file system has holes; it reads as zeros).
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace qgpu
