@@ -119,12 +119,7 @@ void rope_neox(float* x, int rot, int64_t pos, double theta, DType act) {
 
 // Rounds T*n activations into W's dtype (bf16/f16 as uint16; f32 copied).
 void quantize_activations(DType t, const float* x, void* xq, int64_t count) {
-  if (t == DType::f32) {
-    std::memcpy(xq, x, static_cast<size_t>(count) * 4);
-    return;
-  }
-  auto* q = static_cast<uint16_t*>(xq);
-  for (int64_t i = 0; i < count; ++i) q[i] = t == DType::bf16 ? f32_to_bf16(x[i]) : f32_to_f16(x[i]);
+  encode_floats(t, x, static_cast<size_t>(count), xq);
 }
 
 void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,

@@ -121,15 +121,20 @@ TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,
   TensorData d{std::move(name), t, std::move(shape), {}};
   CHECK(static_cast<int64_t>(values.size()) == d.view().numel());
   d.bytes.resize(values.size() * dtype_size(t));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (t == DType::f32) {
-      std::memcpy(d.bytes.data() + 4 * i, &values[i], 4);
-    } else {
-      uint16_t h = t == DType::bf16 ? f32_to_bf16(values[i]) : f32_to_f16(values[i]);
-      std::memcpy(d.bytes.data() + 2 * i, &h, 2);
-    }
-  }
+  encode_floats(t, values.data(), values.size(), d.bytes.data());
   return d;
+}
+
+void encode_floats(DType t, const float* x, size_t n, void* out) {
+  if (t == DType::f32) {
+    std::memcpy(out, x, n * 4);
+    return;
+  }
+  auto* h = static_cast<uint16_t*>(out);
+  if (t == DType::bf16)
+    for (size_t i = 0; i < n; ++i) h[i] = f32_to_bf16(x[i]);
+  else
+    for (size_t i = 0; i < n; ++i) h[i] = f32_to_f16(x[i]);
 }
 
 ZeroedBytes::ZeroedBytes(size_t n) : n_(n) {

@@ -32,6 +32,9 @@ float f16_to_f32(uint16_t h);
 uint16_t f32_to_f16(float f);
 // Rounds an f32 to the nearest value representable in t (identity for f32).
 float round_to(DType t, float f);
+// x[0..n) as t's little-endian bytes (bf16/f16 rounded to nearest even; f32 copied) into
+// out, n * dtype_size(t) bytes.
+void encode_floats(DType t, const float* x, size_t n, void* out);
 
 // A view of a tensor's bytes; data points into memory owned elsewhere.
 struct TensorView {

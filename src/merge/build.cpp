@@ -90,12 +90,7 @@ engine::DType stored_as(const Source& s, engine::DType dtype) { return engine::e
 
 void encode(engine::DType t, const float* x, size_t n, std::vector<uint8_t>& bytes) {
   bytes.resize(n * engine::dtype_size(t));
-  if (t == engine::DType::f32) {
-    std::memcpy(bytes.data(), x, n * 4);
-    return;
-  }
-  auto* h = reinterpret_cast<uint16_t*>(bytes.data());
-  for (size_t i = 0; i < n; ++i) h[i] = t == engine::DType::bf16 ? engine::f32_to_bf16(x[i]) : engine::f32_to_f16(x[i]);
+  engine::encode_floats(t, x, n, bytes.data());
 }
 
 json read_json(const fs::path& path) {
