@@ -44,7 +44,8 @@ void expect_launches(const engine::Model& m) {
 
 // The chat on a merged checkpoint (issue 7): a tool call launches on the merged weights
 // (the scripted language side), and the checkpoint's own generation answers a turn (random
-// weights: any text, but never a GPU token and never past <|im_end|>); `qgpu ask` the same.
+// weights: any text, but never a GPU token and never past <|im_end|>); `qgpu ask` the same
+// (the last two in the dev preset).
 void expect_chat(const std::string& dir, const engine::Model& m) {
   test_util::TempFile script(R"({"rules": [{"when": "<tool_response>", "reply": "It is {{result}}."},
     {"reply": "<tool_call>\n<function=dot>\n<parameter=a>\n[1, 2, 3]\n</parameter>\n<parameter=b>\n[4, 5, 6]\n</parameter>\n</function>\n</tool_call>"}]})");
@@ -55,6 +56,11 @@ void expect_chat(const std::string& dir, const engine::Model& m) {
   EXPECT_EQ(t.launches[0].error, "");
   EXPECT_EQ(t.launches[0].result.at("result"), 32);
   EXPECT_EQ(t.answer, "It is 32.");
+#if defined(__SANITIZE_ADDRESS__)
+  // The system prompt is about 6,000 tokens on the tiny base's 512-token vocabulary: its
+  // attention is minutes under ASan. The sanitized engine generates text in engine_test.
+  return;
+#endif
   const engine::Tokenizer tok = engine::load_tokenizer(dir + "/tokenizer.json");
   auto own = chat::engine_generator(m, tok, {.max_tokens = 6, .threads = 1});
   chat::Session real(m, own.get(), {});

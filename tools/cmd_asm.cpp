@@ -71,7 +71,7 @@ void add_asm_command(CLI::App& app) {
   cmd->add_option("--max-records", o->max_records, "Give up after this many generated records");
   cmd->add_option("--engine", o->engine, "With --run: interp (the reference interpreter) or model (the compiled model generates)");
   cmd->add_flag("--check", o->check, "With --run: compare the compiled model with the interpreter after every token");
-  cmd->add_option("--model", o->model.model, "The compiled model for --engine model and --check (default: the cached GPU-only model)");
+  cmd->add_option("--model", o->model.model, "The compiled model for --engine model and --check (default: the GPU-only model, built in memory at start)");
   cmd->add_option("--dtype", o->model.dtype, "f32, bf16 or f16 (the model; default: the checkpoint's own)");
   cmd->add_option("--rounding", o->model.rounding, "--check: llama (default) or transformers");
   cmd->callback([o] {

@@ -1,7 +1,7 @@
 // `qgpu chat [MODEL_DIR] [--plain]`, `qgpu ask MODEL_DIR QUESTION` and `qgpu eval MODEL_DIR`:
 // a conversation with a merged checkpoint whose answers come from launches on its own
-// weights (src/chat/session.h). Without MODEL_DIR, chat runs on the cached GPU-only model,
-// which has no language side: the / commands still launch kernels with the panel.
+// weights (src/chat/session.h). Without MODEL_DIR, chat runs on the GPU-only model (built
+// in memory), which has no language side: the / commands still launch kernels with the panel.
 // --script FILE replaces the language side with a scripted one (the tests' seam).
 #include <fmt/format.h>
 #include <unistd.h>

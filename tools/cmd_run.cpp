@@ -4,7 +4,7 @@
 //                  [--check [--model DIR] [--rounding llama|transformers]]`
 // Compiles a CUDA kernel for the machine and launches it. This contract is stable: later
 // engines, the tests and users rely on it. --check runs the divergence finder (host/check.h)
-// on the compiled model: the cached GPU-only model unless --model names one.
+// on the compiled model: the GPU-only model (built in memory) unless --model names one.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -80,7 +80,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("-O", r->opt, "clang optimisation level: s (default), z, 1, 2, 3");
   cmd->add_option("--max-records", r->max_records, "Give up after this many generated records");
   cmd->add_flag("--check", r->check, "Compare the compiled model's state with the interpreter's after every token");
-  cmd->add_option("--model", r->model, "The compiled model for --engine model and --check (default: the cached GPU-only model)");
+  cmd->add_option("--model", r->model, "The compiled model for --engine model and --check (default: the GPU-only model, built in memory at start)");
   cmd->add_option("--rounding", r->rounding, "--check: llama (default) or transformers");
   cmd->callback([r] { run_kernel(*r); });
 }
