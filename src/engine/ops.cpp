@@ -117,11 +117,6 @@ void rope_neox(float* x, int rot, int64_t pos, double theta, DType act) {
   }
 }
 
-// Rounds T*n activations into W's dtype (bf16/f16 as uint16; f32 copied).
-void quantize_activations(DType t, const float* x, void* xq, int64_t count) {
-  encode_floats(t, x, static_cast<size_t>(count), xq);
-}
-
 void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,
                            int64_t used) {
   int64_t n_in = w.in(), n_out = w.out();
@@ -136,7 +131,7 @@ void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T,
 }
 
 void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void* xq) {
-  quantize_activations(w.w.dtype, x, xq, T * w.in());
+  encode_floats(w.w.dtype, x, static_cast<size_t>(T * w.in()), xq);  // the activations in W's dtype
   matmul_rows_reference(w, xq, y, T, 0, w.out());
 }
 

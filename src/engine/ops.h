@@ -76,9 +76,6 @@ float softplus(float x);  // log(1 + e^x), = x above 20 as torch and ggml
 // as transformers in that dtype: cos and sin rounded, and every product and sum.
 void rope_neox(float* x, int rot, int64_t pos, double theta, DType act = DType::f32);
 
-// Rounds count activations into dtype t (bf16/f16 as uint16 bits; f32 copied).
-void quantize_activations(DType t, const float* x, void* xq, int64_t count);
-
 // Multiply-adds below which a loop runs on the calling thread alone: waking the pool costs
 // tens of microseconds on this VM, more than ~0.5 M multiply-adds take.
 inline constexpr int64_t kParallelWork = int64_t{1} << 19;

@@ -1,7 +1,7 @@
 // The fast matmul: output rows split across the thread pool; inside a thread, tiles of
 // 4 weight rows x 4 tokens (decode: 4 rows x 1 token) accumulate in AVX-512 registers,
 // bf16 with vdpbf16ps, f16 and f32 with FMA. Activations were rounded to the weight dtype
-// first (quantize_activations), exactly as in the reference, so the two differ only in
+// first (encode_floats), exactly as in the reference, so the two differ only in
 // summation order. CPUs without AVX-512 BF16 run the reference row loop.
 // GCC 12 at -O2 flags its own _mm512_undefined_* helpers as uninitialized when the
 // reductions inline (a false positive in avx512fintrin.h); nothing of ours is.
@@ -134,7 +134,7 @@ bool cpu_has_avx512_bf16() {
 }
 
 void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool) {
-  quantize_activations(w.w.dtype, x, xq, T * w.in());
+  encode_floats(w.w.dtype, x, static_cast<size_t>(T * w.in()), xq);  // the activations in W's dtype
   int64_t blocks = (w.out() + 15) / 16;  // 16-row blocks keep 4-row tiles whole
   int64_t work = w.out() * w.in() * T;
   int threads = work < kParallelWork ? 1 : 0;
@@ -164,7 +164,7 @@ void matmul_fast_rows(const Linear& w, const float* x, float* y, int64_t T, void
                       ThreadPool& pool, const std::vector<RowBlock>& blocks, bool zero_others) {
   if (zero_others) std::memset(y, 0, static_cast<size_t>(T * w.out()) * sizeof(float));
   if (blocks.empty()) return;
-  quantize_activations(w.w.dtype, x, xq, T * w.in());
+  encode_floats(w.w.dtype, x, static_cast<size_t>(T * w.in()), xq);  // the activations in W's dtype
   int64_t work = 0;
   for (const RowBlock& b : blocks) work += (b.end - b.begin) * (b.cols > 0 ? b.cols : w.in()) * T;
   int threads = work < kParallelWork ? 1 : 0;

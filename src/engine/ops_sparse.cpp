@@ -23,7 +23,7 @@ namespace qgpu::engine {
 namespace {
 
 // Rounds the columns a CSR weight reads to its dtype, as f32, into xr ([T][in]); other
-// columns are never read and stay unset. round_to gives the bits quantize_activations
+// columns are never read and stay unset. round_to gives the bits encode_floats
 // stores, widened as TensorView::at widens them.
 void round_used_columns(DType t, const CsrWeight& csr, const float* x, float* xr, int64_t T,
                         int64_t n_in) {
