@@ -8,12 +8,13 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build
+  lld  # the linker of the dev and asan presets (a third of ld.bfd's time)
   libgtest-dev libgmock-dev
   libfmt-dev nlohmann-json3-dev libcli11-dev
   libicu-dev  # the tokenizer's Unicode: NFC normalization and character classes
   libcurl4-openssl-dev  # `qgpu build` downloads a base from the Hugging Face hub
   libncurses-dev tmux  # `qgpu chat`'s terminal front end; its tests drive it in tmux
-  clang  # compiles CUDA kernels to PTX (its NVPTX backend); qgpu finds clang-19/16/15/14 too
+  clang  # compiles CUDA kernels to PTX (its NVPTX backend; qgpu finds clang-19/16/15/14 too) and the asan preset
 )
 
 # The llama.cpp reference engine (prebuilt CPU build in node-llama-cpp); needs Node.js 20+.

@@ -307,7 +307,7 @@ void expect_llama_generates(const std::string& gguf, DType t, const std::string&
 TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
   REQUIRE_HARNESS();
   const DType t = GetParam();
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   if (t == DType::f32) GTEST_SKIP() << "f32 runs in the dev preset";
   const bool sanitized = true;
 #else
@@ -352,7 +352,7 @@ TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
 // vecadd's launch from its program image, record for record the interpreter's, at the GPU's
 // token ids (after the base's vocabulary).
 TEST(LlamaCppMerged, GeneratesALaunchOnAMergedCheckpoint) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   GTEST_SKIP() << "runs in the dev preset (llama.cpp's minutes are not ours to sanitize)";
 #endif
   REQUIRE_HARNESS();

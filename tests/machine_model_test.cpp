@@ -127,7 +127,7 @@ TEST(MachineModel, InMemoryWeightsAreSparseAndExactInF16) {
 // launch, every recurrent and conv state, and the records generated greedily. The dense
 // reference path (every weight multiplied in full) agrees on the first tokens too.
 TEST(MachineModel, InMemoryEqualsTheExportLoadedFromDisk) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   GTEST_SKIP() << "writes and scans a 6.6 GB export: the dev preset runs it";
 #endif
   test_util::TempDir dir;

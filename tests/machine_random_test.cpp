@@ -94,7 +94,7 @@ TEST(MachineRandom, RandomProgramsKeepStateAndEnergy) {
       int sublayer = what == "embed" ? 0 : what == "attn_residual" ? 2 * il + 1 : 2 * il + 2;
       worst = std::max(worst, std::fabs(e / hots[sublayer] - 1));
     };
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
     const int count = 2;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs
 #else
     const int count = 5;

@@ -36,7 +36,7 @@ using test_util::Forced;
 // predicates and guards, branches and divergence, stores, atomics, barriers, waves, exits.
 // Under ASan+UBSan (the engine about 10x slower) the first two: the same code paths.
 std::vector<Forced> launches() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   return {test_util::corpus_forced("vecadd", 1), test_util::corpus_forced("atomic_minmax", 0)};
 #endif
   return {test_util::corpus_forced("vecadd", 1),          test_util::corpus_forced("atomic_minmax", 0),

@@ -56,7 +56,7 @@ void expect_chat(const std::string& dir, const engine::Model& m) {
   EXPECT_EQ(t.launches[0].error, "");
   EXPECT_EQ(t.launches[0].result.at("result"), 32);
   EXPECT_EQ(t.answer, "It is 32.");
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   // The system prompt is about 6,000 tokens on the tiny base's 512-token vocabulary: its
   // attention is minutes under ASan. The sanitized engine generates text in engine_test.
   return;

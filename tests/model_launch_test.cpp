@@ -104,7 +104,7 @@ Case random_case(int seed) {
 
 std::vector<Case> cases() {
   std::vector<Case> c;
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   // ASan+UBSan runs the engine several times slower: the same code on fewer and shorter
   // programs, every kind of op still among them (grid2d is 5,463 records of what lanes
   // does in 482; atomic_update 500 of what atomics does in 239).
@@ -198,7 +198,7 @@ TEST(ModelLaunch, GeneratesF16) { generate_all({DType::f16, Rounding::llama_cpp}
 // divergence (every record the interpreter's), and the state read out of the model holds
 // what the loop computes, here also from the loop itself in C++ (independent of both).
 TEST(ModelLaunch, AHundredThousandTokenLaunchBf16) {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(QGPU_ASAN)
   GTEST_SKIP() << "about 7 minutes in the dev build; ASan+UBSan runs the engine about 10x slower";
 #endif
   const Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/long.qasm"), "long.qasm");

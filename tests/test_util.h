@@ -21,6 +21,16 @@
 #include "engine/tiny_model.h"
 #include "host/gpu_model.h"
 
+// QGPU_ASAN: this build runs under AddressSanitizer (GCC defines __SANITIZE_ADDRESS__,
+// clang answers __has_feature); tests that skip repeated minutes there test it.
+#if defined(__SANITIZE_ADDRESS__)
+#define QGPU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define QGPU_ASAN 1
+#endif
+#endif
+
 namespace qgpu::test_util {
 
 inline std::string read_file(const std::filesystem::path& p) {

@@ -5,8 +5,10 @@
 // summation order. CPUs without AVX-512 BF16 run the reference row loop.
 // GCC 12 at -O2 flags its own _mm512_undefined_* helpers as uninitialized when the
 // reductions inline (a false positive in avx512fintrin.h); nothing of ours is.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <cstring>

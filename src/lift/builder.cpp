@@ -193,7 +193,7 @@ void Builder::write(const std::string& dir, engine::DType dtype, const std::stri
   for (const auto& [name, t] : tensors) {
     const engine::DType as = stored_as(t, dtype);
     engine::TensorView v{name, as, t.shape, nullptr};
-    v.produce = [&t, as, name](std::ostream& out) {
+    v.produce = [&t = t, as, name = name](std::ostream& out) {  // (clang 14 cannot capture a binding)
       engine::TensorData d = engine::make_tensor(name, as, t.shape, t.dense());
       out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
     };
