@@ -99,9 +99,14 @@ TEST(OpsSparse, CsrMatmulOfColumnRunsEqualsReference) {
 }
 
 TEST(OpsSparse, CsrMatmulOnThreadsEqualsReference) {
-  // nnz * T past kParallelWork: the rows are split over the pool by nonzeros.
+  // nnz * T past kParallelWork: 16 tokens are split over the pool (dense inputs by row,
+  // mostly-zero ones by column); 2 tokens, fewer than the threads, split the rows.
   ThreadPool pool(3);
-  for (DType t : {DType::f32, DType::bf16}) check_csr({t, 301, 900, 16, 0.2}, pool);
+  for (DType t : {DType::f32, DType::bf16}) {
+    check_csr({t, 301, 900, 16, 0.2}, pool);
+    check_csr({t, 301, 900, 16, 0.2, 0.95, 0.6}, pool);
+    check_csr({t, 1000, 2000, 2, 0.2}, pool);
+  }
 }
 
 TEST(OpsSparse, CsrKeepsOnlyNonzeros) {

@@ -180,8 +180,9 @@ void rms_norm_scan(const float* x, const float* w, float* y, int64_t n, float ep
 // are finite in w's dtype (f16 tops out at 65504; inf * 0 is NaN): the activations are
 // rounded to w's dtype as there, and each output sums its row's nonzeros in ascending
 // column order in f32 from +0, which is the reference's sum with the zero terms left out
-// (acc + x * 0 == acc, as acc is never -0). Zero rows give +0. Rows go to the pool only
-// when nnz * T reaches kParallelWork. A token whose nonzero inputs reach few of the
+// (acc + x * 0 == acc, as acc is never -0). Zero rows give +0. The pool takes a share of
+// the tokens each (or, with fewer tokens than threads, of the rows) only when nnz * T
+// reaches kParallelWork. A token whose nonzero inputs reach few of the
 // nonzeros is summed by column instead (the compiled machine's inputs are one-hot codes:
 // a few hundred of thousands of columns): the columns in ascending order, each adding its
 // terms to the rows it feeds, so every row still sums in ascending column order; a zero

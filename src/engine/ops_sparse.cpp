@@ -330,23 +330,37 @@ void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y,
   const int64_t n_in = w.in(), n_out = w.out();
   std::memset(y, 0, static_cast<size_t>(T * n_out) * sizeof(float));  // zero rows: +0
   const int64_t nnz = csr.nnz();
-  if (nnz * T < kParallelWork) {
-    CsrInputs local;
-    CsrInputs& in = inputs ? *inputs : local;
-    float* xr = w.w.dtype == DType::f32 ? nullptr : static_cast<float*>(xq);
-    for (int64_t t = 0; t < T; ++t)
+  float* xr = w.w.dtype == DType::f32 ? nullptr : static_cast<float*>(xq);
+  // Tokens [t0, t1), each by column or by row as its inputs decide (csr_token).
+  auto tokens = [&](int64_t t0, int64_t t1, CsrInputs& in) {
+    for (int64_t t = t0; t < t1; ++t)
       csr_token(csr, w.w.dtype, x + t * n_in, xr ? xr + t * n_in : nullptr, y + t * n_out, in);
+  };
+  if (nnz * T < kParallelWork || pool.size() == 1) {
+    CsrInputs local;
+    tokens(0, T, inputs ? *inputs : local);
     return;
   }
-  const float* xr = x;  // f32 weights: the activations as they are
-  if (w.w.dtype != DType::f32) {
-    round_used_columns(w.w.dtype, csr, x, static_cast<float*>(xq), T, n_in);
-    xr = static_cast<const float*>(xq);
+  if (T >= pool.size()) {
+    // A prompt: the tokens split across the pool, each still by column where its inputs are
+    // sparse (a launch's program image is one-hot codes: by row it would read every nonzero
+    // of every matrix at every token).
+    pool.parallel_for(T, [&](int64_t t0, int64_t t1) {
+      CsrInputs local;
+      tokens(t0, t1, local);
+    });
+    return;
   }
-  // One piece per thread, each with an equal share of the nonzeros.
+  const float* xa = x;  // f32 weights: the activations as they are
+  if (xr) {
+    round_used_columns(w.w.dtype, csr, x, xr, T, n_in);
+    xa = xr;
+  }
+  // Fewer tokens than threads: one piece of rows per thread, each with an equal share of
+  // the nonzeros.
   const int64_t pieces = pool.size();
   pool.parallel_for(pieces, [&](int64_t p0, int64_t p1) {
-    csr_rows(csr, xr, y, T, n_in, n_out, row_at_nonzero(csr, nnz * p0 / pieces),
+    csr_rows(csr, xa, y, T, n_in, n_out, row_at_nonzero(csr, nnz * p0 / pieces),
              row_at_nonzero(csr, nnz * p1 / pieces));
   });
 }
