@@ -273,20 +273,22 @@ void llama_generate(const std::string& gguf, const std::vector<int32_t>& prompt,
 }
 
 // llama.cpp generating a launch on the GGUF: greedy decoding from the program image of
-// `example` (examples/NAME.qasm) gives the interpreter's records token for token.
-void expect_llama_generates(const std::string& gguf, DType t, const std::string& example) {
+// `example` (examples/NAME.qasm) gives the interpreter's records token for token; in a
+// merged checkpoint the GPU's tokens sit `at` ids after the base's vocabulary.
+void expect_llama_generates(const std::string& gguf, const std::string& what, const std::string& example,
+                            int32_t at = 0, int threads = 1) {
   Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/" + example), example);
   Trace want = run(p, p.launch);
   std::vector<int32_t> prompt;
-  for (const Rec& r : want.prompt) prompt.push_back(token_id(r));
+  for (const Rec& r : want.prompt) prompt.push_back(token_id(r) + at);
   std::vector<int32_t> got;
-  llama_generate(gguf, prompt, want.records.size(), 1, got);
+  llama_generate(gguf, prompt, want.records.size(), threads, got);
   if (::testing::Test::HasFatalFailure()) return;
   for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_EQ(got[i], token_id(want.records[i])) << dtype_name(t) << " record " << i << ": llama.cpp emitted "
-                                                 << record_text(decode_token(got[i])) << ", the interpreter "
-                                                 << record_text(want.records[i]);
-  std::cout << "[ generated ] llama.cpp " << dtype_name(t) << " " << example << ": " << got.size()
+    ASSERT_EQ(got[i], token_id(want.records[i]) + at) << what << " record " << i << ": llama.cpp emitted "
+                                                      << record_text(decode_token(got[i] - at)) << ", the interpreter "
+                                                      << record_text(want.records[i]);
+  std::cout << "[ generated ] llama.cpp " << what << " " << example << ": " << got.size()
             << " records generated greedily equal the interpreter's\n";
 }
 
@@ -298,12 +300,13 @@ void expect_llama_generates(const std::string& gguf, DType t, const std::string&
 // interpreter's at the end. (a) and (c) in one llama.cpp process.
 //
 // llama.cpp multiplies every weight of the 13 GB f32 GGUF at each token (about a second a
-// generated token here, one thread), so the work is split by what each run adds: bf16
-// generates examples/loops.qasm (a divergent loop, compares, predicate logic, guards; 130
-// records) and forces a corpus launch with atomics (216 tokens); f32 generates examples/divergence.qasm (77
-// records) and forces none (the same machine, the f32 writer and llama.cpp's f32 path are
-// what it adds). Under ASan+UBSan our side is the GGUF writer and the state reader, which
-// (a) runs in bf16; llama.cpp's minutes of (b) and (c) are not ours to sanitize.
+// generated token here, one thread), so the work is split by what each run adds: f32
+// generates examples/divergence.qasm (77 records) and forces none (the same machine, the
+// f32 writer and llama.cpp's f32 path are what it adds); bf16 forces a corpus launch with
+// atomics (216 tokens) and leaves (b) to the merged checkpoint below, whose GGUF holds the
+// same GPU layers in bf16 and generates examples/loops.qasm there. Under ASan+UBSan our
+// side is the GGUF writer and the state reader, which (a) runs in bf16; llama.cpp's
+// minutes of (b) and (c) are not ours to sanitize.
 TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
   REQUIRE_HARNESS();
   const DType t = GetParam();
@@ -315,7 +318,7 @@ TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
 #endif
   const std::string gguf = *dir_ / fmt::format("gpu-{}.gguf", dtype_name(t));
   write_gguf_model(test_util::gpu_model(), gguf, t);
-  if (!sanitized) expect_llama_generates(gguf, t, t == DType::f32 ? "divergence.qasm" : "loops.qasm");
+  if (!sanitized && t == DType::f32) expect_llama_generates(gguf, "f32", "divergence.qasm");
   const std::vector<Launched> ls = launches();
   std::vector<test_util::Forced> fs;
   if (!sanitized && t == DType::bf16)
@@ -349,8 +352,10 @@ TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
 
 // The GPU merged into a tiny base with its head shapes (`qgpu build`, issue 6), bf16, as a
 // GGUF: llama.cpp's plain greedy decoding (no masking of the base's tokens) generates
-// vecadd's launch from its program image, record for record the interpreter's, at the GPU's
-// token ids (after the base's vocabulary).
+// examples/loops.qasm's launch (a divergent loop, compares, predicate logic, guards; 130
+// records) from its program image, record for record the interpreter's, at the GPU's token
+// ids (after the base's vocabulary). This is also llama.cpp's bf16 generation of the
+// machine: the merged GGUF holds the GPU-only model's layers.
 TEST(LlamaCppMerged, GeneratesALaunchOnAMergedCheckpoint) {
 #if defined(QGPU_ASAN)
   GTEST_SKIP() << "runs in the dev preset (llama.cpp's minutes are not ours to sanitize)";
@@ -363,20 +368,7 @@ TEST(LlamaCppMerged, GeneratesALaunchOnAMergedCheckpoint) {
   const merge::BuildReport r = merge::build_merged(dir / "base", dir / "merged", {});
   write_gguf_model(load_model(dir / "merged"), dir / "merged.gguf", DType::bf16);
   std::filesystem::remove_all(dir / "merged");
-
-  CompiledKernel k = test_util::vecadd_kernel();
-  Trace want = run(k.program, k.program.launch);
-  const int32_t at = r.plan.base_vocab;
-  std::vector<int32_t> prompt;
-  for (const Rec& rec : want.prompt) prompt.push_back(token_id(rec) + at);
-  std::vector<int32_t> got;
-  llama_generate(dir / "merged.gguf", prompt, want.records.size(), 2, got);
-  if (::testing::Test::HasFatalFailure()) return;
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_EQ(got[i], token_id(want.records[i]) + at) << "record " << i << ": the interpreter's is "
-                                                      << record_text(want.records[i]);
-  std::cout << "[ generated ] llama.cpp bf16 on a merged checkpoint, vecadd: " << got.size()
-            << " records generated greedily equal the interpreter's\n";
+  expect_llama_generates(dir / "merged.gguf", "bf16 on a merged checkpoint", "loops.qasm", r.plan.base_vocab, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Machine, LlamaCppMachine, ::testing::Values(DType::f32, DType::bf16),
