@@ -42,6 +42,52 @@ void expect_launches(const engine::Model& m) {
   EXPECT_EQ(got.trace.final.mem_written, want.final.mem_written);
 }
 
+// A launch inside the merged checkpoint with the base's layers and head rows skipped
+// (RuntimeOptions::gpu_sequence, as every launch runs) against the full forward, under
+// `rounding`: every logit of every token (the prompt as one batch, then record by record),
+// and the state after, bit for bit: the GPU's layers equal, the base's DeltaNet conv and
+// recurrent state the zeros it starts with, the base's attention caches empty where the
+// full forward filled them with zeros. A text token in such a sequence is an error.
+void expect_skip_exact(const engine::Model& m, engine::Rounding rounding) {
+  const std::string what = fmt::format("{} {}", engine::dtype_name(m.dtype),
+                                       rounding == engine::Rounding::transformers ? "transformers" : "llama.cpp");
+  CompiledKernel k = test_util::vecadd_kernel();
+  const int32_t at = m.config.qgpu->token_offset;
+  std::vector<int32_t> prompt, records;
+  for (const Rec& r : encode_image(k.program, k.program.launch)) prompt.push_back(at + token_id(r));
+  for (const Rec& r : run(k.program, k.program.launch, {}).records) records.push_back(at + token_id(r));
+  engine::Runtime skip(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true, .gpu_sequence = true});
+  engine::Runtime full(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true});
+  engine::State s1 = engine::make_state(m.config), s2 = engine::make_state(m.config);
+  std::vector<float> a, b;
+  skip.forward(s1, prompt, a, true);
+  full.forward(s2, prompt, b, true);
+  test_util::expect_same_bits(b, a, what + ": the prompt's logits", "skipping the base");
+  for (size_t i = 0; i + 1 < records.size(); ++i) {
+    skip.forward(s1, std::span(&records[i], 1), a);
+    full.forward(s2, std::span(&records[i], 1), b);
+    test_util::expect_same_bits(b, a, fmt::format("{}: logits after record {}", what, i), "skipping the base");
+  }
+  const int gpu_layers = m.config.qgpu->layers;
+  for (int il = 0; il < m.config.num_hidden_layers; ++il) {
+    const engine::LayerState &x = s1.layers[il], &y = s2.layers[il];
+    const std::string layer = fmt::format("{}: layer {} ", what, il);
+    test_util::expect_same_bits(y.conv, x.conv, layer + "conv window", "skipping");
+    test_util::expect_same_bits(y.recurrent, x.recurrent, layer + "recurrent state", "skipping");
+    if (il < gpu_layers) {
+      test_util::expect_same_bits(y.keys, x.keys, layer + "keys", "skipping");
+      test_util::expect_same_bits(y.values, x.values, layer + "values", "skipping");
+    } else if (!m.config.is_linear(il)) {
+      EXPECT_TRUE(x.keys.empty() && x.values.empty()) << layer;
+      EXPECT_FALSE(y.keys.empty()) << layer;
+      for (float v : y.keys) ASSERT_EQ(v, 0.0f) << layer << "keys";
+      for (float v : y.values) ASSERT_EQ(v, 0.0f) << layer << "values";
+    }
+  }
+  const int32_t text = 5;
+  EXPECT_THROW(skip.forward(s1, std::span(&text, 1), a), Error) << what;
+}
+
 // The chat on a merged checkpoint (issue 7): a tool call launches on the merged weights
 // (the scripted language side), and the checkpoint's own generation answers a turn (random
 // weights: any text, but never a GPU token and never past <|im_end|>); `qgpu ask` the same
@@ -148,6 +194,15 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   EXPECT_EQ(t.compared, 8 * std::ssize(kPrompts));
   RecordProperty("max_kl", fmt::format("{:.3g}", t.max_kl));
   expect_launches(merged);
+  expect_skip_exact(merged, engine::Rounding::llama_cpp);
+  {
+    // In f16 (the f32 file converted at load: the base's weights, the embedding and the
+    // head; the GPU from the construction in f16).
+    const engine::Model f16 = host::load_checkpoint(tmp / "merged", engine::DType::f16);
+    EXPECT_EQ(f16.dtype, engine::DType::f16);
+    EXPECT_EQ(f16.lm_head.w.dtype, engine::DType::f16);
+    expect_skip_exact(f16, engine::Rounding::llama_cpp);
+  }
 
   // The engine skips the base's +0 columns and the GPU's rows from config.json's placement
   // (no scan of the base's weights): at text positions the same bits as the full product.
@@ -190,6 +245,19 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   RecordProperty("mean_kl", fmt::format("{:.3g}", t.mean_kl));
   RecordProperty("agree", fmt::format("{}/{}", t.agree, t.compared));
   expect_launches(merged);
+  expect_skip_exact(merged, engine::Rounding::llama_cpp);
+  expect_skip_exact(merged, engine::Rounding::transformers);
+  // Text reads the base's weights from their dense copies (the used corner of each reader,
+  // the MLP's padded units left out): the full product's bits.
+  for (engine::Rounding rounding : {engine::Rounding::llama_cpp, engine::Rounding::transformers}) {
+    const std::vector<int32_t> ids = tok.encode(kPrompts[1]);
+    std::vector<float> copied, full;
+    engine::State s1 = engine::make_state(merged.config), s2 = engine::make_state(merged.config);
+    engine::Runtime(merged, {.threads = 1, .rounding = rounding, .skip_zero_rows = true}).forward(s1, ids, copied, true);
+    engine::Runtime(merged, {.threads = 1, .rounding = rounding}).forward(s2, ids, full, true);
+    test_util::expect_same_bits(full, copied, "bf16 merged logits at text positions", "the base's copies");
+  }
+  EXPECT_EQ(merged.config.qgpu->base_intermediate, spec.intermediate_size);
   expect_chat(tmp / "merged", merged);
 
   // A GPU weight edited after the build: at a row every load checks (the first), loading is

@@ -117,6 +117,7 @@ struct GenerateArgs {
 
 void run_generate(const GenerateArgs& a) {
   if (a.prompt.empty() == a.tokens.empty()) fail("generate: give exactly one of --prompt or --tokens");
+  const auto loading = Clock::now();
   Model m = host::load_checkpoint(a.model, dtype_option(a.dtype));
   std::optional<Tokenizer> tok;
   if (!a.prompt.empty()) tok = load_tokenizer(tokenizer_path(a.model));
@@ -132,6 +133,7 @@ void run_generate(const GenerateArgs& a) {
   // A merged checkpoint (`qgpu build`): its GPU's zero structure skipped, its GPU tokens
   // never sampled in text (nor padding ids the tokenizer cannot spell).
   Runtime rt(m, {.threads = a.threads, .skip_zero_rows = m.config.qgpu.has_value()});
+  const double load_s = seconds_since(loading);  // the checkpoint, the tokenizer, the Runtime (a merge's copies)
   State s = make_state(m.config);
   GenerateOptions o{.max_tokens = a.max_tokens,
                     .sampling = {a.temperature, a.top_k, a.top_p, a.seed}};
@@ -149,7 +151,8 @@ void run_generate(const GenerateArgs& a) {
   double total = seconds_since(start);
   double decode_s = total - first;
   if (!a.json) return fmt::print("\n");
-  nlohmann::json j{{"prompt_tokens", prompt}, {"tokens", out},
+  nlohmann::json j{{"prompt_tokens", prompt}, {"tokens", out}, {"load_seconds", load_s},
+                   {"first_token_seconds", load_s + first},
                    {"prefill_tokens_per_s", prompt.size() / first},
                    {"decode_tokens_per_s", out.size() > 1 ? (out.size() - 1) / decode_s : 0.0}};
   if (tok) j["text"] = tok->decode(out, /*skip_special=*/true);

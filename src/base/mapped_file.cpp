@@ -34,30 +34,37 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
       fail("cannot map '{}' ({} bytes): {}", path, size_, std::strerror(err));
     }
     data_ = static_cast<const uint8_t*>(p);
+    fd_ = fd;
+    return;
   }
   ::close(fd);
 }
 
 MappedFile::MappedFile(MappedFile&& o) noexcept
-    : path_(std::move(o.path_)), data_(o.data_), size_(o.size_) {
+    : path_(std::move(o.path_)), data_(o.data_), size_(o.size_), fd_(o.fd_) {
   o.data_ = nullptr;
   o.size_ = 0;
+  o.fd_ = -1;
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
   if (this != &o) {
     if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
     path_ = std::move(o.path_);
     data_ = o.data_;
     size_ = o.size_;
+    fd_ = o.fd_;
     o.data_ = nullptr;
     o.size_ = 0;
+    o.fd_ = -1;
   }
   return *this;
 }
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 void MappedFile::release(const void* p, size_t n) const {
@@ -67,6 +74,23 @@ void MappedFile::release(const void* p, size_t n) const {
   const uintptr_t first = (reinterpret_cast<uintptr_t>(b) + page - 1) / page * page;
   const uintptr_t last = (reinterpret_cast<uintptr_t>(b) + n) / page * page;
   if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+bool MappedFile::copy_strided(const void* p, size_t rows, size_t stride, size_t width, void* out) const {
+  const auto* b = static_cast<const uint8_t*>(p);
+  if (!data_ || rows == 0 || b < data_ || b > data_ + size_) return false;
+  const size_t first = static_cast<size_t>(b - data_);
+  if ((rows - 1) * stride + width > size_ - first) return false;
+  auto* to = static_cast<uint8_t*>(out);
+  for (size_t r = 0; r < rows; ++r) {
+    size_t done = 0;
+    while (done < width) {
+      const ssize_t got = ::pread(fd_, to + r * width + done, width - done, static_cast<off_t>(first + r * stride + done));
+      if (got <= 0) fail("cannot read '{}' at byte {}: {}", path_, first + r * stride + done, got == 0 ? "the file is shorter than when it was opened" : std::strerror(errno));
+      done += static_cast<size_t>(got);
+    }
+  }
+  return true;
 }
 
 namespace {

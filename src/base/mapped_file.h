@@ -32,11 +32,19 @@ class MappedFile {
   // is not in this mapping): a later read maps them from the file again. For bytes read
   // once at load (a weight copied into another form), so they do not count against memory.
   void release(const void* p, size_t n) const;
+  // Copies `rows` runs of `width` bytes, the first at p (inside this mapping) and each
+  // `stride` bytes after the last, into out (rows * width bytes) by reading the file, not
+  // the mapping: for a weight read at a stride (a merged checkpoint's base columns, 4 KB of
+  // each 19.7 KB row), where faulting each page into the mapping costs more than the copy
+  // and maps what the copy no longer needs. False (nothing copied) when p is not in this
+  // mapping; an Error naming the file when it cannot be read.
+  bool copy_strided(const void* p, size_t rows, size_t stride, size_t width, void* out) const;
 
  private:
   std::string path_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
+  int fd_ = -1;  // open while mapped: copy_strided reads the file that was mapped
 };
 
 // Writes a file atomically: `write` fills a stream on PATH.tmp.PID, which is flushed, fsync'd

@@ -158,6 +158,11 @@ Config parse_config(const json& top, const std::string& where) {
     g.hidden_offset = get_int(q, "hidden_offset", where);
     g.layers = get_int(q, "layers", where);
     g.construction = q.value("construction", std::string{});
+    g.base_intermediate = q.contains("base_intermediate") ? get_int(q, "base_intermediate", where) : 0;
+    if (g.base_intermediate < 0 || g.base_intermediate > c.intermediate_size)
+      fail("{}: \"qgpu\" says the base's MLP has {} units, outside intermediate_size {}; the file was edited or is "
+           "not qgpu's",
+           where, g.base_intermediate, c.intermediate_size);
     if (g.token_offset < 0 || g.token_offset >= c.vocab_size || g.hidden_offset < 0 || g.hidden_offset >= c.hidden_size ||
         g.layers <= 0 || g.layers > c.num_hidden_layers)
       fail("{}: \"qgpu\" places the GPU at token {}, dim {}, {} layers: outside vocab_size {}, hidden_size {}, "
@@ -214,6 +219,7 @@ json config_to_json(const Config& c) {
   if (c.qgpu)
     j["qgpu"] = {{"token_offset", c.qgpu->token_offset}, {"hidden_offset", c.qgpu->hidden_offset},
                  {"layers", c.qgpu->layers}, {"construction", c.qgpu->construction}};
+  if (c.qgpu && c.qgpu->base_intermediate > 0) j["qgpu"]["base_intermediate"] = c.qgpu->base_intermediate;
   if (!c.eos_token_id.empty())
     j["eos_token_id"] = c.eos_token_id.size() == 1 ? json(c.eos_token_id[0]) : json(c.eos_token_id);
   return j;

@@ -22,6 +22,9 @@ struct GpuPlacement {
   int token_offset = 0;
   int hidden_offset = 0;
   int layers = 0;
+  // The base's MLP width: its layers' units past it are +0 padding up to intermediate_size
+  // (the GPU's width, when wider). 0: not recorded (a merge before it was): every unit.
+  int base_intermediate = 0;
   std::string construction;  // lift::construction_fingerprint() of the build
 };
 

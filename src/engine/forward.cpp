@@ -12,7 +12,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <exception>
 #include <mutex>
+#include <thread>
 
 #include "base/error.h"
 #include "engine/forward_internal.h"
@@ -102,54 +105,134 @@ std::vector<RowBlock> row_blocks(int64_t begin, int64_t end, int64_t cols) {
 void expect_zero_cols(const Config& c, const Linear& w, const char* what, int64_t r, int64_t from, bool before) {
   const int64_t n = w.in();
   for_each_nonzero(w.w, r * n + (before ? 0 : from), r * n + (before ? from : n), [&](int64_t k, float) {
-    fail("config.json's \"qgpu\" says the GPU's dims start at {} but {} {} has a nonzero at row {}, column {}: "
-         "the checkpoint was edited after `qgpu build`; rebuild it",
-         c.qgpu->hidden_offset, what, w.w.name, r, k - r * n);
+    fail("config.json's \"qgpu\" (GPU dims from {}, the base's MLP units {}) says {} {} is +0 there, but it has a "
+         "nonzero at row {}, column {}: the checkpoint was edited after `qgpu build`; rebuild it",
+         c.qgpu->hidden_offset, c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size, what,
+         w.w.name, r, k - r * n);
   });
 }
 
-// A merged checkpoint's base layers and head, from where config.json's qgpu object puts the
-// GPU instead of by reading them (31 GB for Qwen3.5-2B's merge, whose 7,808 GPU dims are +0
-// in every base weight): readers multiply their first d inputs, writers their first d rows;
-// the head's base rows read d inputs, its GPU rows are a CSR copy. The first and last row of
-// each are checked (a file edited after the build is an error, not wrong numbers).
-void declare_merged_structure(const Model& m, WeightStructure& s) {
+// Calls fn(file) for every file the model maps (a weight's bytes lie in one of them, or in
+// memory, where MappedFile's calls do nothing).
+template <typename Fn>
+void for_each_file(const Model& m, Fn fn) {
+  for (const SafetensorsDir& d : m.safetensors)
+    for (const SafetensorsFile& f : d.shards) fn(f.file);
+  for (const GgufFile& g : m.gguf) fn(g.file);
+}
+
+// The first `rows` rows of w over its first d columns, copied into dense memory in w's dtype
+// (read from the file where w lies in one: faulting a row's pages into the mapping would
+// cost more than the copy and keep what it no longer needs).
+Linear narrow_copy(const Model& m, const Linear& w, int64_t rows, int64_t d, std::deque<ZeroedBytes>& keep) {
+  const size_t es = dtype_size(w.w.dtype), row = static_cast<size_t>(d) * es, stride = static_cast<size_t>(w.in()) * es;
+  ZeroedBytes& to = keep.emplace_back(static_cast<size_t>(rows) * row);
+  const auto* from = static_cast<const uint8_t*>(w.w.data);
+  // Rows [r0, r1), in pieces across the cores (the time is the kernel's: faulting in the
+  // copy's fresh pages and the file's).
+  auto copy = [&](int64_t r0, int64_t r1) {
+    bool read = false;
+    for_each_file(m, [&](const MappedFile& f) {
+      read = read || f.copy_strided(from + r0 * stride, static_cast<size_t>(r1 - r0), stride, row, to.data() + r0 * row);
+    });
+    for (int64_t r = r0; !read && r < r1; ++r) std::memcpy(to.data() + r * row, from + r * stride, row);
+  };
+  const int64_t pieces = std::min<int64_t>(default_thread_count(), (rows + 1023) / 1024);
+  std::vector<std::thread> threads;
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(pieces));
+  for (int64_t p = 1; p < pieces; ++p)
+    threads.emplace_back([&, p] {
+      try {
+        copy(rows * p / pieces, rows * (p + 1) / pieces);
+      } catch (...) {
+        errors[static_cast<size_t>(p)] = std::current_exception();
+      }
+    });
+  try {
+    copy(0, rows / pieces);
+  } catch (...) {
+    errors[0] = std::current_exception();
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return Linear{TensorView{w.w.name, w.w.dtype, {rows, d}, to.data()}};
+}
+
+// Calls fn(w, rows) for every reader of a merged checkpoint's base layers with the rows the
+// base has (gate and up: its MLP units; past them, +0 padding), then fn(head, base tokens).
+template <typename Fn>
+void for_each_base_reader(const Model& m, Fn fn) {
   const Config& c = m.config;
-  const int64_t d = c.qgpu->hidden_offset, vb = c.qgpu->token_offset;
-  auto reader = [&](const Linear& w) {
-    for (int64_t r : {int64_t{0}, w.out() - 1}) expect_zero_cols(c, w, "reader", r, d, false);
-    s.sparse.emplace(w.w.data, row_blocks(0, w.out(), d));
-  };
-  auto writer = [&](const Linear& w) {
-    for (int64_t r : {d, w.out() - 1}) expect_zero_cols(c, w, "writer", r, w.in(), true);
-    s.sparse.emplace(w.w.data, row_blocks(0, d, 0));
-  };
+  const int64_t units = c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size;
   for (int il = c.qgpu->layers; il < c.num_hidden_layers; ++il) {
     const LayerWeights& l = m.layers[il];
     if (l.linear) {
       for (const Linear* w : {&l.linear_attn.in_proj_qkv, &l.linear_attn.in_proj_z, &l.linear_attn.in_proj_b,
                               &l.linear_attn.in_proj_a})
-        reader(*w);
-      writer(l.linear_attn.out_proj);
+        fn(*w, w->out());
     } else {
-      for (const Linear* w : {&l.self_attn.q_proj, &l.self_attn.k_proj, &l.self_attn.v_proj}) reader(*w);
-      writer(l.self_attn.o_proj);
+      for (const Linear* w : {&l.self_attn.q_proj, &l.self_attn.k_proj, &l.self_attn.v_proj}) fn(*w, w->out());
     }
-    reader(l.gate_proj);
-    reader(l.up_proj);
-    writer(l.down_proj);
+    fn(l.gate_proj, units);
+    fn(l.up_proj, units);
   }
-  for (int64_t r : {int64_t{0}, vb - 1}) expect_zero_cols(c, m.lm_head, "head", r, d, false);
-  s.hybrid.emplace(m.lm_head.w.data, WeightStructure::Hybrid{row_blocks(0, vb, d),
-                                                             m.head_gpu_rows ? *m.head_gpu_rows : make_csr(m.lm_head, vb)});
+  fn(m.lm_head, int64_t{c.qgpu->token_offset});
+}
+
+bool is_merged(const Config& c) { return c.qgpu && c.qgpu->hidden_offset > 0 && !c.tie_word_embeddings; }
+
+// A merged checkpoint's base layers and head, from where config.json's qgpu object puts the
+// GPU instead of by reading them (31 GB for Qwen3.5-2B's merge, whose 7,808 GPU dims are +0
+// in every base weight): readers multiply their first d inputs (gate and up the base's MLP
+// units), writers their first d rows (down_proj over the base's units); the head's base rows
+// read d inputs, its GPU rows are a CSR copy. The first and last row (and padded unit) of
+// each are checked: a file edited after the build is an error, not wrong numbers.
+void declare_merged_structure(const Model& m, WeightStructure& s) {
+  const Config& c = m.config;
+  const int64_t d = c.qgpu->hidden_offset, vb = c.qgpu->token_offset;
+  const int64_t units = c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size;
+  for_each_base_reader(m, [&](const Linear& w, int64_t rows) {
+    const bool head = &w == &m.lm_head;
+    for (int64_t r : {int64_t{0}, rows - 1}) expect_zero_cols(c, w, head ? "head" : "reader", r, d, false);
+    for (int64_t r : {rows, w.out() - 1})  // units past the base's: +0 rows
+      if (!head && r >= rows && r < w.out()) expect_zero_cols(c, w, "the padded MLP units of", r, 0, false);
+    if (head)
+      s.hybrid.emplace(w.w.data, WeightStructure::Hybrid{row_blocks(0, vb, d),
+                                                         m.head_gpu_rows ? *m.head_gpu_rows : make_csr(w, vb)});
+    else
+      s.sparse.emplace(w.w.data, row_blocks(0, rows, d));
+  });
+  auto writer = [&](const Linear& w, int64_t cols) {
+    for (int64_t r : {d, w.out() - 1}) expect_zero_cols(c, w, "writer", r, w.in(), true);
+    if (cols < w.in())
+      for (int64_t r : {int64_t{0}, d - 1}) expect_zero_cols(c, w, "writer (padded MLP units)", r, cols, false);
+    s.sparse.emplace(w.w.data, row_blocks(0, d, cols < w.in() ? cols : 0));
+  };
+  for (int il = c.qgpu->layers; il < c.num_hidden_layers; ++il) {
+    const LayerWeights& l = m.layers[il];
+    const Linear& out = l.linear ? l.linear_attn.out_proj : l.self_attn.o_proj;
+    writer(out, out.in());
+    writer(l.down_proj, units);
+  }
+}
+
+// The BaseCopies of a merged checkpoint: every base reader's first rows and d columns, and
+// the head's base rows, copied; the file pages they were read from released.
+void make_base_copies(const Model& m, BaseCopies& b) {
+  const int64_t d = m.config.qgpu->hidden_offset;
+  for_each_base_reader(m, [&](const Linear& w, int64_t rows) {
+    if (w.is_sparse() || b.narrow.count(w.w.data)) return;
+    b.narrow.emplace(w.w.data, narrow_copy(m, w, rows, d, b.bytes));
+    for_each_file(m, [&](const MappedFile& f) { f.release(w.w.data, w.w.nbytes()); });
+  });
 }
 
 // Every Linear of the model, read once: a CSR copy of those sparse enough, the nonzero row
 // blocks of the others that have zero rows (a merged checkpoint's base layers and head:
 // declared from its config, declare_merged_structure).
 void find_structure(const Model& m, WeightStructure& s) {
-  if (m.config.qgpu && m.config.qgpu->hidden_offset > 0 && !m.config.tie_word_embeddings)
-    declare_merged_structure(m, s);
+  if (is_merged(m.config)) declare_merged_structure(m, s);
   for_each_linear(m, [&](const Linear& w) {
     if (w.is_sparse() || s.hybrid.count(w.w.data)) return;  // sparse: made so, nothing to find
     if (s.csr.count(w.w.data) || s.sparse.count(w.w.data)) return;  // tied: seen
@@ -216,15 +299,27 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
   }
 }
 
+// A merged checkpoint's GPU layers leave the base's residual dims alone when every writer
+// (out_proj, o_proj, down_proj) of theirs is zero in rows [0, d), or its sublayer is zero.
+void find_gpu_placement(const Model& m, WeightStructure& s) {
+  const Config& c = m.config;
+  if (!c.qgpu || c.qgpu->hidden_offset == 0) return;
+  const int64_t d = c.qgpu->hidden_offset;
+  bool keeps = true;
+  for (int il = 0; il < c.qgpu->layers; ++il) {
+    const LayerWeights& l = m.layers[il];
+    const Linear& mixer_out = l.linear ? l.linear_attn.out_proj : l.self_attn.o_proj;
+    keeps = keeps && (s.mixer_zero[il] || rows_zero(s, mixer_out, 0, d)) && (s.mlp_zero[il] || rows_zero(s, l.down_proj, 0, d));
+  }
+  s.gpu_keeps_base_zero = keeps;
+  if (auto h = s.hybrid.find(m.lm_head.w.data); h != s.hybrid.end()) s.head_gpu = &h->second.csr;
+}
+
 // The file pages of weights now multiplied from a CSR copy (the scan read them once; the
 // Runtime never reads them again): the compiled machine's are gigabytes of zeros that would
 // otherwise stay mapped. A matmul on the reference path maps them from the file again.
 void release_copied(const Model& m, const WeightStructure& s) {
-  auto release = [&](const void* p, size_t n) {
-    for (const SafetensorsDir& d : m.safetensors)
-      for (const SafetensorsFile& f : d.shards) f.file.release(p, n);
-    for (const GgufFile& g : m.gguf) g.file.release(p, n);
-  };
+  auto release = [&](const void* p, size_t n) { for_each_file(m, [&](const MappedFile& f) { f.release(p, n); }); };
   for_each_linear(m, [&](const Linear& w) {
     if (s.csr.count(w.w.data)) release(w.w.data, w.w.nbytes());
     if (auto h = s.hybrid.find(w.w.data); h != s.hybrid.end() && !h->second.dense.empty()) {
@@ -244,10 +339,23 @@ std::shared_ptr<const WeightStructure> structure_of(const Model& m) {
     auto s = std::make_shared<WeightStructure>();
     find_structure(m, *s);
     find_dead_parts(m, *s);
+    find_gpu_placement(m, *s);
     release_copied(m, *s);
     m.structure = std::move(s);
   }
   return m.structure;
+}
+
+// The Model's BaseCopies, made on the first call (under a lock, as structure_of).
+std::shared_ptr<const BaseCopies> base_copies_of(const Model& m) {
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!m.base_copies) {
+    auto b = std::make_shared<BaseCopies>();
+    make_base_copies(m, *b);
+    m.base_copies = std::move(b);
+  }
+  return m.base_copies;
 }
 
 // The scratch buffers for max_batch tokens and, with skip_zero_rows, what the scan of every
@@ -256,7 +364,11 @@ std::unique_ptr<Runtime::Scratch> make_runtime_scratch(const Model& m, const Run
   CHECK(o.max_batch >= 1);
   std::unique_ptr<Runtime::Scratch> s = make_scratch(m.config, o.max_batch);
   static const auto none = std::make_shared<const WeightStructure>();
+  static const auto no_copies = std::make_shared<const BaseCopies>();
   s->found = o.skip_zero_rows ? structure_of(m) : none;
+  // A launch (gpu_sequence) never reads the base's weights: it skips them.
+  const bool text = !(o.gpu_sequence && s->found->gpu_keeps_base_zero && s->found->head_gpu);
+  s->copies = o.skip_zero_rows && is_merged(m.config) && text && o.matmul != MatmulPath::reference ? base_copies_of(m) : no_copies;
   return s;
 }
 
@@ -297,6 +409,23 @@ int thread_count(const RuntimeOptions& o, const Model& m, const Runtime::Scratch
   return matmul_work_per_token(m, *s.found) < kSmallModelWork ? 1 : default_thread_count();
 }
 
+// What the base's skipped layers would do to the residual x (n floats) of a sequence of GPU
+// tokens: each adds +0, which turns a -0 into +0 and leaves every other value as it is (and
+// in the dtype: no rounding). Exact while x is finite; a GPU residual of inf or NaN (never
+// built by the construction) would have made the base's layers NaN, so it is an error here
+// rather than different numbers. pos: the batch's first position, for the error.
+void skipped_base_layers(float* x, int64_t n, int64_t pos) {
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] += 0.0f;
+    finite &= x[i] - x[i] == 0.0f;
+  }
+  if (!finite)
+    fail("a launch's residual holds inf or NaN at or after position {}: the merged checkpoint's GPU layers are not "
+         "qgpu's construction (`qgpu verify` compares them)",
+         pos);
+}
+
 }  // namespace
 
 float norm_multiplier_in(DType t, float multiplier) {
@@ -312,12 +441,22 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
   auto csr = f.csr.find(w.w.data);
   auto sparse = f.sparse.find(w.w.data);
   auto hybrid = f.hybrid.find(w.w.data);
+  auto narrow = s.copies->narrow.find(w.w.data);
+  const bool copied = narrow != s.copies->narrow.end() && ex.path != MatmulPath::reference;
   if (w.is_sparse()) {  // held sparse: the reference's sum, on either path
     matmul_csr(w, *w.sparse, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
   } else if (hybrid != f.hybrid.end() && ex.path != MatmulPath::reference) {
-    // The CSR rows (and +0 everywhere else), then the dense rows over their used inputs.
+    // The CSR rows (and +0 everywhere else), then the base's rows over their used inputs.
     matmul_csr(w, hybrid->second.csr, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
-    matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, hybrid->second.dense, /*zero_others=*/false);
+    if (copied)
+      matmul_fast_strided(narrow->second, x, w.in(), y, w.out(), T, s.xq.data(), ex.pool);
+    else
+      matmul_fast_rows(w, x, y, T, s.xq.data(), ex.pool, hybrid->second.dense, /*zero_others=*/false);
+  } else if (copied) {
+    // The used corner; rows past it (padded MLP units) are +0.
+    const Linear& n = narrow->second;
+    if (n.out() < w.out()) std::memset(y, 0, static_cast<size_t>(T * w.out()) * sizeof(float));
+    matmul_fast_strided(n, x, w.in(), y, w.out(), T, s.xq.data(), ex.pool);
   } else if (csr != f.csr.end())  // the reference's sum, so on either path
     matmul_csr(w, csr->second, x, y, T, s.xq.data(), ex.pool, &s.csr_inputs);
   else if (ex.path == MatmulPath::reference)
@@ -337,6 +476,8 @@ Runtime::Runtime(const Model& model, RuntimeOptions options)
       norm_(model.norm),
       scratch_(make_runtime_scratch(model_, options_)),
       pool_(thread_count(options_, model_, *scratch_)) {
+  skip_base_ = options_.gpu_sequence && options_.skip_zero_rows && scratch_->found->gpu_keeps_base_zero &&
+               scratch_->found->head_gpu;
   if (act_ != DType::f32) {
     for (LayerWeights& l : layers_) round_params(act_, l);
     for (float& w : norm_) w = norm_multiplier_in(act_, w);
@@ -352,6 +493,12 @@ void Runtime::forward(State& s, std::span<const int32_t> tokens, std::vector<flo
   for (size_t i = 0; i < tokens.size(); ++i)
     if (tokens[i] < 0 || tokens[i] >= c.vocab_size)
       fail("token {} (position {}) is outside the vocabulary [0, {})", tokens[i], i, c.vocab_size);
+  if (options_.gpu_sequence && c.qgpu)
+    for (size_t i = 0; i < tokens.size(); ++i)
+      if (tokens[i] < c.qgpu->token_offset)
+        fail("token {} (position {}) is the base's text, in a sequence of the GPU's tokens alone (a launch: "
+             "RuntimeOptions::gpu_sequence); run text in its own sequence",
+             tokens[i], i);
   int64_t V = c.vocab_size, T = static_cast<int64_t>(tokens.size());
   logits.resize(static_cast<size_t>((all_logits ? T : 1) * V));
   for (int64_t t0 = 0; t0 < T; t0 += options_.max_batch) {
@@ -383,8 +530,18 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   for (int64_t t = 0; t < T; ++t)
     m.embed_tokens.row(tokens[t], &sc.x[t * H]);
   trace("embed", -1, sc.x.data(), H);
+  // A launch inside a merged checkpoint: the GPU's layers alone (gpu_sequence). The base's
+  // dims of every GPU token's embedding must be zero for that (the merge writes +0 there).
+  const int layers = skip_base_ ? c.qgpu->layers : c.num_hidden_layers;
+  if (skip_base_)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t i = 0; i < c.qgpu->hidden_offset; ++i)
+        if (sc.x[t * H + i] != 0.0f)
+          fail("{} row {} (a GPU token) is {} at column {}, one of the base's dims: the checkpoint was edited after "
+               "`qgpu build`; rebuild it",
+               m.embed_tokens.w.name, tokens[t], sc.x[t * H + i], i);
 
-  for (int il = 0; il < c.num_hidden_layers; ++il) {
+  for (int il = 0; il < layers; ++il) {
     const LayerWeights& l = layers_[il];
     const bool skip = options_.skip_zero_rows;
     if (skip && found.mixer_zero[il]) {
@@ -426,6 +583,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
     add(sc.x.data(), sc.out.data(), T * H, act_);
     trace("layer_out", il, sc.x.data(), H);
   }
+  if (skip_base_ && layers < c.num_hidden_layers) skipped_base_layers(sc.x.data(), T * H, s.n_past);
   if (!logits) {
     s.n_past += T;
     return;
@@ -434,7 +592,12 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   int64_t first = all_logits ? 0 : T - 1, n = T - first;
   rms_norm_rows(&sc.x[first * H], norm_.data(), sc.a.data(), n, H, eps, act_);
   trace("result_norm", -1, sc.a.data(), H, n);
-  linear(m.lm_head, sc.a.data(), logits, n, sc, ex);
+  if (skip_base_) {  // the GPU's rows; the base's give +0 (their inputs are)
+    matmul_csr(m.lm_head, *found.head_gpu, sc.a.data(), logits, n, sc.xq.data(), pool_, &sc.csr_inputs);
+    round_act(act_, logits, n * m.lm_head.out());
+  } else {
+    linear(m.lm_head, sc.a.data(), logits, n, sc, ex);
+  }
   s.n_past += T;
 }
 

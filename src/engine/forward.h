@@ -49,6 +49,15 @@ struct RuntimeOptions {
   // head's decay is exactly 1, its recurrence skips the rows of S of its zero key and
   // query entries (delta_rule_skipping: the same bits, decided per token and head).
   bool skip_zero_rows = false;
+  // Every sequence this Runtime runs holds the GPU's tokens alone: a launch (host::
+  // generate_launch, host::check_launch), never text. On a merged checkpoint (config.json's
+  // "qgpu") with skip_zero_rows, the base's layers and the head's base rows are then skipped:
+  // in such a sequence the base's residual dims are +0 at every position, so each base
+  // layer would add +0 and keep its state at its zeros, and the base's head rows would give
+  // +0 (docs/design.md §3 "A launch inside a merged checkpoint": the same records, GPU
+  // state and logits, bit for bit). A base token is then an error, and the base's attention
+  // caches stay empty, so the sequence can never continue with text. Elsewhere: no effect.
+  bool gpu_sequence = false;
   TraceFn trace;                            // null: no tracing
 };
 
@@ -74,6 +83,7 @@ class Runtime {
   const Model& model_;
   RuntimeOptions options_;
   DType act_;                        // activations round to this at the policy's points (f32: not)
+  bool skip_base_ = false;           // gpu_sequence on a merged checkpoint whose GPU keeps the base's dims +0
   std::vector<LayerWeights> layers_; // the model's layers with per-channel parameters as the
   std::vector<float> norm_;          // policy holds them (transformers: rounded to the dtype)
   std::unique_ptr<Scratch> scratch_; // before pool_: the thread count reads what it found

@@ -2,6 +2,7 @@
 // the scratch buffers, allocated once per Runtime and sized for max_batch tokens.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -39,6 +40,23 @@ struct WeightStructure {
   // (their conv weights are finite; a channel with any other is listed). None for other
   // layers: a dense product of inf or NaN activations gives NaN in a zero row.
   std::vector<std::optional<std::vector<int32_t>>> live_channels;
+  // A merged checkpoint (config.json's "qgpu") whose GPU layers write none of the base's
+  // residual dims (every writer's rows [0, hidden_offset) zero): in a sequence of GPU
+  // tokens alone those dims then stay +0 through the GPU's layers (RuntimeOptions::
+  // gpu_sequence). The head's GPU rows: `head_gpu`, the CSR rows of its Hybrid.
+  bool gpu_keeps_base_zero = false;
+  const CsrWeight* head_gpu = nullptr;
+};
+
+// A merged checkpoint's base readers (q/k/v, in_proj_*, gate/up over the base's MLP units)
+// and the head's base rows, by the file weight's data pointer: their used corner (the first
+// d columns) copied into dense memory, so a text token reads what the base reads (in the
+// file a row is D wide and its d used columns straddle pages that the whole 31 GB file
+// competes for). Made for the first Runtime that runs text (not gpu_sequence) and kept in
+// the Model (Model::base_copies); a launch never needs them.
+struct BaseCopies {
+  std::unordered_map<const void*, Linear> narrow;
+  std::deque<ZeroedBytes> bytes;
 };
 
 struct Runtime::Scratch {
@@ -59,6 +77,8 @@ struct Runtime::Scratch {
   // With skip_zero_rows, what the scan of the weights found (the Model's, shared by its
   // Runtimes); otherwise an empty one.
   std::shared_ptr<const WeightStructure> found;
+  // A merged checkpoint's BaseCopies for a Runtime that runs text; otherwise an empty one.
+  std::shared_ptr<const BaseCopies> copies;
 };
 
 // How this Runtime computes: the matmul path, the dtype activations are rounded to at the

@@ -25,6 +25,7 @@
 namespace qgpu::engine {
 
 struct WeightStructure;  // engine/forward_internal.h
+struct BaseCopies;       // engine/forward_internal.h
 struct CsrWeight;        // engine/ops.h
 
 // An nn.Linear weight [out, in], row-major, in the model's matmul dtype, held one of two
@@ -97,6 +98,9 @@ struct Model {
   // the compiled machine: gigabytes of weights), reused by the Runtimes after it. A Linear
   // changed after that is not read again: change weights before the first such Runtime.
   mutable std::shared_ptr<const WeightStructure> structure;
+  // A merged checkpoint's base weights as the first Runtime that runs text copied them
+  // (their used corner, dense), reused by the Runtimes after it.
+  mutable std::shared_ptr<const BaseCopies> base_copies;
 
   // The key head that value head j reads (HF: grouped j / (Hv/Hk); GGUF: tiled j % Hk).
   int key_head_of(int j) const;

@@ -90,6 +90,11 @@ void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void
 void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,
                            int64_t used = 0);  // used > 0: only the first `used` inputs
 void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool);
+// matmul_fast's product, with token t's inputs the first w.in() of x + t * x_stride and its
+// outputs written to y + t * y_stride (the w.out() there; the rest left as they are): a
+// merged checkpoint's base weights, held as the used corner of a wider weight (forward.cpp).
+void matmul_fast_strided(const Linear& w, const float* x, int64_t x_stride, float* y, int64_t y_stride, int64_t T,
+                         void* xq, ThreadPool& pool);
 // A run of output rows [begin, end) of a weight, at most 16 long (one parallel work item);
 // with cols > 0 only the row's first cols inputs are multiplied (the rest are known +0: a
 // merged checkpoint's base weights past the base's dims).

@@ -145,6 +145,21 @@ void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq,
   }, threads);
 }
 
+void matmul_fast_strided(const Linear& w, const float* x, int64_t x_stride, float* y, int64_t y_stride, int64_t T,
+                         void* xq, ThreadPool& pool) {
+  const int64_t n = w.in(), bytes = n * static_cast<int64_t>(dtype_size(w.w.dtype));
+  auto* q = static_cast<uint8_t*>(xq);
+  for (int64_t t = 0; t < T; ++t) encode_floats(w.w.dtype, x + t * x_stride, static_cast<size_t>(n), q + t * bytes);
+  const int64_t blocks = (w.out() + 15) / 16;
+  const int threads = w.out() * n * T < kParallelWork ? 1 : 0;
+  // Tokens together where their outputs lie as rows() writes them (w.out() apart), else one by one.
+  const bool together = y_stride == w.out() || T == 1;
+  for (int64_t t = 0; t < (together ? 1 : T); ++t)
+    pool.parallel_for(blocks, [&](int64_t b0, int64_t b1) {
+      rows(w, q + t * bytes, y + t * y_stride, together ? T : 1, b0 * 16, std::min(b1 * 16, w.out()));
+    }, threads);
+}
+
 std::vector<RowBlock> nonzero_row_blocks(const Linear& w) {
   std::vector<RowBlock> blocks;
   const int64_t n = w.in(), es = static_cast<int64_t>(dtype_size(w.w.dtype));

@@ -146,6 +146,10 @@ ZeroedBytes::ZeroedBytes(size_t n) : n_(n) {
   }
 }
 
+void ZeroedBytes::prefer_huge_pages() const {
+  if (p_) ::madvise(p_, n_, MADV_HUGEPAGE);
+}
+
 ZeroedBytes& ZeroedBytes::operator=(ZeroedBytes&& o) noexcept {
   std::swap(p_, o.p_);
   std::swap(n_, o.n_);

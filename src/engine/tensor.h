@@ -81,6 +81,9 @@ class ZeroedBytes {
   ~ZeroedBytes();
   uint8_t* data() const { return static_cast<uint8_t*>(p_); }
   size_t size() const { return n_; }
+  // For bytes that will all be written: transparent huge pages where the system allows
+  // them (a 2 MB page faulted at once instead of 512 small ones).
+  void prefer_huge_pages() const;
 
  private:
   void* p_ = nullptr;

@@ -368,6 +368,7 @@ std::string Divergence::text() const {
 CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          std::span<const Rec> records) {
   const lift::Layout l = lift::machine_layout();
+  options.gpu_sequence = true;  // a launch's own sequence: a merged checkpoint's base is skipped
   std::vector<float> after1, after2, lanes, operands, sched;
   std::vector<std::vector<float>> mul(3);
   engine::TraceFn user = options.trace;

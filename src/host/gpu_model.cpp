@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
@@ -112,13 +113,19 @@ bool merged_safetensors(const engine::Model& m) {
 }  // namespace
 
 engine::Model load_checkpoint(const std::string& path, std::optional<engine::DType> dtype) {
-  engine::Model m = engine::load_model(path, dtype);
+  const engine::Config c = std::filesystem::is_directory(path) ? engine::load_config(path) : engine::Config{};
+  const bool trusted = c.qgpu && c.qgpu->hidden_offset > 0 && !c.tie_word_embeddings &&
+                       c.qgpu->construction == lift::construction_fingerprint();
+  // A trusted merge in another dtype: loaded as stored, its GPU replaced by the construction
+  // in that dtype, and only the rest converted (not the GPU's gigabytes of file zeros).
+  engine::Model m = engine::load_model(path, trusted ? std::nullopt : dtype);
   if (!merged_safetensors(m)) return m;
-  if (m.config.qgpu->construction != lift::construction_fingerprint()) {
+  if (!trusted) {
     fmt::print(stderr, "qgpu: {} was merged by another qgpu (construction {}; this one's is {}): its GPU is read from the file\n",
                path, m.config.qgpu->construction, lift::construction_fingerprint());
     return m;
   }
+  std::vector<Linear*> gpu;
   for_each_gpu_matrix(m, [&](Linear& w, std::shared_ptr<const CsrWeight> c, int64_t first) {
     if (w.is_sparse()) return;
     check_rows(w, c, first, false, path);
@@ -128,6 +135,26 @@ engine::Model load_checkpoint(const std::string& path, std::optional<engine::DTy
       m.head_gpu_rows = std::move(c);  // the head: the base's rows stay dense (forward.cpp)
     }
   });
+  if (!dtype || *dtype == m.dtype) return m;
+  // The GPU again, placed from the construction in `dtype` (the file's rows were checked
+  // against it in the file's dtype); the base's weights, the embedding and the head converted.
+  m.dtype = *dtype;
+  for_each_gpu_matrix(m, [&](Linear& w, std::shared_ptr<const CsrWeight> c, int64_t first) {
+    if (first == 0)
+      w = Linear{engine::TensorView{w.w.name, m.dtype, w.w.shape, nullptr}, std::move(c)};
+    else
+      m.head_gpu_rows = std::move(c);
+  });
+  auto convert = [&](Linear& w) {
+    if (!w.is_sparse() && w.w.data) w = engine::bind_linear(m, w.w, w.w.shape);
+  };
+  for (engine::LayerWeights& l : m.layers)
+    for (Linear* w : {&l.linear_attn.in_proj_qkv, &l.linear_attn.in_proj_z, &l.linear_attn.in_proj_b, &l.linear_attn.in_proj_a,
+                      &l.linear_attn.out_proj, &l.self_attn.q_proj, &l.self_attn.k_proj, &l.self_attn.v_proj,
+                      &l.self_attn.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
+      convert(*w);
+  convert(m.embed_tokens);
+  convert(m.lm_head);
   return m;
 }
 

@@ -44,6 +44,9 @@ int32_t greedy(std::span<const float> logits) {
 
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          int64_t max_records, const RecordHook& on_record) {
+  // A launch is its own sequence of the GPU's tokens: in a merged checkpoint the base's
+  // layers and head rows are skipped (they would compute +0: docs/design.md §3).
+  options.gpu_sequence = true;
   engine::Runtime rt(m, options);
   engine::State s = engine::make_state(m.config);
   // In a merged checkpoint the GPU's tokens sit after the base's: the host feeds and

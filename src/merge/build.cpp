@@ -313,7 +313,11 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
   // base's weights keep their bits (docs/design.md §3).
   p.base_residual_scale = residual_scale(p, r.dtype == engine::DType::f32);
   p.merged.dtype = engine::torch_dtype_name(r.dtype);
-  p.merged.qgpu = engine::GpuPlacement{p.base_vocab, p.base_hidden, p.gpu_layers, lift::construction_fingerprint()};
+  p.merged.qgpu = engine::GpuPlacement{.token_offset = p.base_vocab,
+                                       .hidden_offset = p.base_hidden,
+                                       .layers = p.gpu_layers,
+                                       .base_intermediate = p.base_intermediate,
+                                       .construction = lift::construction_fingerprint()};
   say(fmt::format("base {}: {} layers, hidden {}, vocabulary {}{}", base_dir, base_config.num_hidden_layers,
                   p.base_hidden, p.base_vocab, r.multimodal ? " (multimodal: its text model is kept, the vision "
                                                               "tower and MTP head are left out)" : ""));

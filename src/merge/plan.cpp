@@ -43,6 +43,7 @@ MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, cons
   p.gpu_hidden = gpu.hidden_size;
   p.base_vocab = base.vocab_size;
   p.gpu_vocab = gpu.vocab_size;
+  p.base_intermediate = base.intermediate_size;
   p.gpu_layers = gpu.num_hidden_layers;
   p.untied = base.tie_word_embeddings;
   p.base_norm_scale = std::sqrt(static_cast<double>(base.hidden_size) / static_cast<double>(D));

@@ -17,6 +17,7 @@ struct MergePlan {
   int gpu_hidden = 0;         // G: [d, d + G) are the GPU's
   int base_vocab = 0;         // the GPU's token id t is base_vocab + t in the merged model
   int gpu_vocab = 0;
+  int base_intermediate = 0;  // the base's MLP units; past them (to the merged width) +0
   int gpu_layers = 0;         // merged layers [0, gpu_layers) are the GPU's; base layer il
                               // is merged layer gpu_layers + il
   bool untied = false;        // the base ties its head: the merged head is its own tensor
