@@ -150,6 +150,13 @@ TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
   EXPECT_EQ(trace.size(), session.last_launch()->trace.records.size() + 1);
   std::vector<std::string> sum = run_command(session, "/run sum --block 4 --arg 'values=[1,2]' --arg 'out=[0]' --arg n=2", {}).lines;
   EXPECT_NE(std::find(sum.begin(), sum.end(), "  out = [3]"), sum.end()) << sum[0];
+  // A ready-made kernel with its tool's arguments alone: launched as the tool call is.
+  std::vector<std::string> sort = run_command(session, "/run sort --arg 'values=[5,3,9,1]'", {}).lines;
+  EXPECT_NE(std::find(sort.begin(), sort.end(), "  sorted = [1, 3, 5, 9]"), sort.end()) << sort[0];
+  EXPECT_NE(std::find(sort.begin(), sort.end(), "  result: {\"result\": [1, 3, 5, 9]}"), sort.end()) << sort.back();
+  expect_interpreter_outputs(*session.last_launch());
+  const std::string empty = run_command(session, "/run sort --arg 'values=[]'", {}).lines.at(0);
+  EXPECT_TRUE(empty.starts_with("launch kernels/library/sort.cu: ")) << empty;
   EXPECT_EQ(run_command(session, "/run /nonexistent.cu", {}).lines,
             std::vector<std::string>{"launch /nonexistent.cu: cannot read '/nonexistent.cu': no such file or not readable"});
   EXPECT_EQ(run_command(session, "/mode fast", {}).lines, std::vector<std::string>{"/mode: mode 'fast': expected normal or advanced"});
@@ -160,7 +167,7 @@ TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
   test_util::TempDir d;
   EXPECT_EQ(run_command(session, "/save " + d / "chat.json", {}).lines[0], "saved the conversation and its launches to " + d / "chat.json");
   ojson saved = ojson::parse(test_util::read_file(d / "chat.json"));
-  EXPECT_EQ(saved["launches"].size(), 3u);
+  EXPECT_EQ(saved["launches"].size(), 5u);
   EXPECT_EQ(saved["launches"][0]["outputs"]["c"], ojson({11, 22, 33}));
 }
 

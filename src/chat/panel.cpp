@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "gpu/isa.h"
+#include "lift/machine_model.h"
 
 namespace qgpu::chat {
 
@@ -188,17 +189,21 @@ std::vector<std::string> pipeline(const PanelSnapshot& s, int width) {
   std::vector<std::string> out{rule(fmt::format("pipeline: the pass that consumed record #{}", s.records), width)};
   const std::optional<Instr> in = has_step(s) ? instr_at(s, s.step.y) : std::nullopt;
   const std::string op = in ? std::string(op_info(in->op).mnemonic) : "-";
-  auto row = [&](const char* stage, const char* layers, const std::string& what) {
-    out.push_back(fit(fmt::format(" {:<11}{:<8}{}", stage, layers, what), width));
+  auto row = [&](const char* stage, const std::string& layers, const std::string& what) {
+    out.push_back(fit(fmt::format(" {:<11}{:<10}{}", stage, layers, what), width));
   };
-  row("write-back", "L0-L3", writeback_text(s));
-  row("fetch", "L0-L1", has_step(s) ? fmt::format("ROM b{}: {}", s.step.y, instr_at_text(s, s.step.y))
-                                    : std::string("no step yet"));
-  row("read", "L2-L3", in ? read_text(s, *in) : std::string("-"));
-  row("execute", "L4-L27", in ? fmt::format("{} for the next lane; scheduler alongside", op)
-                              : std::string("scheduler"));
-  row("emit", "L28-L29", s.finished ? std::string("end")
-                                   : fmt::format("record #{} (body of {} or the next step)", s.records + 1, op));
+  // The layers of the construction (src/lift/machine_model.h), first in a merged checkpoint too.
+  using namespace lift;
+  row("write-back", fmt::format("L{}-L{},L{}", kControlLayer, kLaneLayer, kMemoryLayer), writeback_text(s));
+  row("fetch", fmt::format("L{}-L{}", kControlLayer, kRomLayer),
+      has_step(s) ? fmt::format("ROM b{}: {}", s.step.y, instr_at_text(s, s.step.y)) : std::string("no step yet"));
+  row("read", fmt::format("L{}-L{}", kRegisterLayer, kOperandLayer), in ? read_text(s, *in) : std::string("-"));
+  row("execute", fmt::format("L{}-L{}", kSchedLayer, kSchedLast),
+      in ? fmt::format("{} for the next lane (multiplier L{}-L{}, ALU L{}-L{}); scheduler alongside", op, kMulLayer,
+                       kMulLayer + 2, kAluLayer, kAluLayer + 2)
+         : std::string("scheduler"));
+  row("emit", fmt::format("L{}+head", kEmitLayer),
+      s.finished ? std::string("end") : fmt::format("record #{} (body of {} or the next step)", s.records + 1, op));
   return out;
 }
 

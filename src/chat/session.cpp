@@ -247,17 +247,41 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
 
 LaunchReport Session::run(const std::vector<std::string>& argv, const Events& events) {
   LaunchReport r{.tool = "run"};
+  std::function<ojson(const MachineState&)> result;
   try {
     if (argv.empty()) fail("/run needs a kernel: /run FILE.cu [--grid X] [--block X] [--arg NAME=VALUE]...");
     std::string source;
     r.file = argv[0];
+    const LibraryKernel* tool = nullptr;
     for (const LibraryKernel& k : library())
-      if (argv[0] == k.name) r.file = k.file, source = chat_asset(k.file);
+      if (argv[0] == k.name) r.file = k.file, source = chat_asset(k.file), tool = &k;
     const bool embedded = !source.empty();  // else a file on disk, compiled where it is (its #includes)
     if (!embedded) source = read_source(argv[0]);
     CompileOptions o{.file = r.file};
     parse_launch_options(argv, 1, o);
     for (const KernelArg& a : o.args) r.arguments[a.name] = a.is_array ? ojson(a.values) : ojson(a.values.at(0));
+    // A ready-made kernel given its tool's arguments alone (/run sort --arg values=[5,3,9,1]):
+    // launched as the model's tool call would be, its outputs allocated and its launch sized.
+    bool as_tool = tool != nullptr;
+    for (const std::string& w : argv) as_tool = as_tool && w != "--grid" && w != "--block" && w != "--kernel";
+    for (const KernelArg& a : o.args) as_tool = as_tool && tool->parameters["properties"].contains(a.name);
+    if (as_tool) {
+      PreparedCall prepared;
+      try {
+        prepared = prepare_call({.name = tool->name, .arguments = r.arguments});
+      } catch (const ToolError& e) {
+        fail("{}", e.what());
+      }
+      r.tool = tool->name;
+      r.kernel = prepared.kernel.kernel;
+      r.program = prepared.kernel.program;
+      r.launch = prepared.kernel.program.launch;
+      r.output_arrays = prepared.kernel.outputs;
+      result = prepared.result;
+      r = launch(std::move(r), events, result);
+      remember(r);
+      return r;
+    }
     CompiledKernel k = embedded ? compile_cuda_text(source, o) : compile_cuda(source, o);
     r.kernel = k.kernel;
     r.program = k.program;

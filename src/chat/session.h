@@ -101,7 +101,8 @@ class Session {
   bool has_language() const { return text_ != nullptr; }
   TurnResult turn(std::string_view user_text, const Events& events);
   // A launch in `qgpu run` syntax: FILE.cu (or a ready-made kernel's name) [--kernel K]
-  // [--grid G] [--block B] [--arg NAME=VALUE]...; errors come back in .error.
+  // [--grid G] [--block B] [--arg NAME=VALUE]...; errors come back in .error. A ready-made
+  // kernel given only its tool's arguments launches as the tool call would (outputs allocated).
   LaunchReport run(const std::vector<std::string>& argv, const Events& events);
 
   void reset();  // forget the conversation (the mode stays)
