@@ -13,9 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <mutex>
-#include <thread>
 
 #include "base/error.h"
 #include "engine/forward_internal.h"
@@ -93,140 +91,6 @@ void for_each_linear(const Model& m, Fn fn) {
 // density (measured with rows of in/16 nonzeros: bf16 0.6-0.9x its time, f32 0.2-0.4x);
 // at 1/8, bf16 decode is 1.1-1.7x slower. The compiled machine's rows are 1/26 or sparser.
 constexpr int64_t kCsrMaxDensity = 16;
-
-// Rows [begin, end) in blocks of at most 16, each over the first `cols` inputs (0: all).
-std::vector<RowBlock> row_blocks(int64_t begin, int64_t end, int64_t cols) {
-  std::vector<RowBlock> out;
-  for (int64_t r = begin; r < end; r += 16) out.push_back({r, std::min(end, r + 16), cols});
-  return out;
-}
-
-// Fails unless w's row r is +0 at and past column `from` (or, with before, before it).
-void expect_zero_cols(const Config& c, const Linear& w, const char* what, int64_t r, int64_t from, bool before) {
-  const int64_t n = w.in();
-  for_each_nonzero(w.w, r * n + (before ? 0 : from), r * n + (before ? from : n), [&](int64_t k, float) {
-    fail("config.json's \"qgpu\" (GPU dims from {}, the base's MLP units {}) says {} {} is +0 there, but it has a "
-         "nonzero at row {}, column {}: the checkpoint was edited after `qgpu build`; rebuild it",
-         c.qgpu->hidden_offset, c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size, what,
-         w.w.name, r, k - r * n);
-  });
-}
-
-// Calls fn(file) for every file the model maps (a weight's bytes lie in one of them, or in
-// memory, where MappedFile's calls do nothing).
-template <typename Fn>
-void for_each_file(const Model& m, Fn fn) {
-  for (const SafetensorsDir& d : m.safetensors)
-    for (const SafetensorsFile& f : d.shards) fn(f.file);
-  for (const GgufFile& g : m.gguf) fn(g.file);
-}
-
-// The first `rows` rows of w over its first d columns, copied into dense memory in w's dtype
-// (read from the file where w lies in one: faulting a row's pages into the mapping would
-// cost more than the copy and keep what it no longer needs).
-Linear narrow_copy(const Model& m, const Linear& w, int64_t rows, int64_t d, std::deque<ZeroedBytes>& keep) {
-  const size_t es = dtype_size(w.w.dtype), row = static_cast<size_t>(d) * es, stride = static_cast<size_t>(w.in()) * es;
-  ZeroedBytes& to = keep.emplace_back(static_cast<size_t>(rows) * row);
-  const auto* from = static_cast<const uint8_t*>(w.w.data);
-  // Rows [r0, r1), in pieces across the cores (the time is the kernel's: faulting in the
-  // copy's fresh pages and the file's).
-  auto copy = [&](int64_t r0, int64_t r1) {
-    bool read = false;
-    for_each_file(m, [&](const MappedFile& f) {
-      read = read || f.copy_strided(from + r0 * stride, static_cast<size_t>(r1 - r0), stride, row, to.data() + r0 * row);
-    });
-    for (int64_t r = r0; !read && r < r1; ++r) std::memcpy(to.data() + r * row, from + r * stride, row);
-  };
-  const int64_t pieces = std::min<int64_t>(default_thread_count(), (rows + 1023) / 1024);
-  std::vector<std::thread> threads;
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(pieces));
-  for (int64_t p = 1; p < pieces; ++p)
-    threads.emplace_back([&, p] {
-      try {
-        copy(rows * p / pieces, rows * (p + 1) / pieces);
-      } catch (...) {
-        errors[static_cast<size_t>(p)] = std::current_exception();
-      }
-    });
-  try {
-    copy(0, rows / pieces);
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (std::thread& t : threads) t.join();
-  for (const std::exception_ptr& e : errors)
-    if (e) std::rethrow_exception(e);
-  return Linear{TensorView{w.w.name, w.w.dtype, {rows, d}, to.data()}};
-}
-
-// Calls fn(w, rows) for every reader of a merged checkpoint's base layers with the rows the
-// base has (gate and up: its MLP units; past them, +0 padding), then fn(head, base tokens).
-template <typename Fn>
-void for_each_base_reader(const Model& m, Fn fn) {
-  const Config& c = m.config;
-  const int64_t units = c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size;
-  for (int il = c.qgpu->layers; il < c.num_hidden_layers; ++il) {
-    const LayerWeights& l = m.layers[il];
-    if (l.linear) {
-      for (const Linear* w : {&l.linear_attn.in_proj_qkv, &l.linear_attn.in_proj_z, &l.linear_attn.in_proj_b,
-                              &l.linear_attn.in_proj_a})
-        fn(*w, w->out());
-    } else {
-      for (const Linear* w : {&l.self_attn.q_proj, &l.self_attn.k_proj, &l.self_attn.v_proj}) fn(*w, w->out());
-    }
-    fn(l.gate_proj, units);
-    fn(l.up_proj, units);
-  }
-  fn(m.lm_head, int64_t{c.qgpu->token_offset});
-}
-
-bool is_merged(const Config& c) { return c.qgpu && c.qgpu->hidden_offset > 0 && !c.tie_word_embeddings; }
-
-// A merged checkpoint's base layers and head, from where config.json's qgpu object puts the
-// GPU instead of by reading them (31 GB for Qwen3.5-2B's merge, whose 7,808 GPU dims are +0
-// in every base weight): readers multiply their first d inputs (gate and up the base's MLP
-// units), writers their first d rows (down_proj over the base's units); the head's base rows
-// read d inputs, its GPU rows are a CSR copy. The first and last row (and padded unit) of
-// each are checked: a file edited after the build is an error, not wrong numbers.
-void declare_merged_structure(const Model& m, WeightStructure& s) {
-  const Config& c = m.config;
-  const int64_t d = c.qgpu->hidden_offset, vb = c.qgpu->token_offset;
-  const int64_t units = c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size;
-  for_each_base_reader(m, [&](const Linear& w, int64_t rows) {
-    const bool head = &w == &m.lm_head;
-    for (int64_t r : {int64_t{0}, rows - 1}) expect_zero_cols(c, w, head ? "head" : "reader", r, d, false);
-    for (int64_t r : {rows, w.out() - 1})  // units past the base's: +0 rows
-      if (!head && r >= rows && r < w.out()) expect_zero_cols(c, w, "the padded MLP units of", r, 0, false);
-    if (head)
-      s.hybrid.emplace(w.w.data, WeightStructure::Hybrid{row_blocks(0, vb, d),
-                                                         m.head_gpu_rows ? *m.head_gpu_rows : make_csr(w, vb)});
-    else
-      s.sparse.emplace(w.w.data, row_blocks(0, rows, d));
-  });
-  auto writer = [&](const Linear& w, int64_t cols) {
-    for (int64_t r : {d, w.out() - 1}) expect_zero_cols(c, w, "writer", r, w.in(), true);
-    if (cols < w.in())
-      for (int64_t r : {int64_t{0}, d - 1}) expect_zero_cols(c, w, "writer (padded MLP units)", r, cols, false);
-    s.sparse.emplace(w.w.data, row_blocks(0, d, cols < w.in() ? cols : 0));
-  };
-  for (int il = c.qgpu->layers; il < c.num_hidden_layers; ++il) {
-    const LayerWeights& l = m.layers[il];
-    const Linear& out = l.linear ? l.linear_attn.out_proj : l.self_attn.o_proj;
-    writer(out, out.in());
-    writer(l.down_proj, units);
-  }
-}
-
-// The BaseCopies of a merged checkpoint: every base reader's first rows and d columns, and
-// the head's base rows, copied; the file pages they were read from released.
-void make_base_copies(const Model& m, BaseCopies& b) {
-  const int64_t d = m.config.qgpu->hidden_offset;
-  for_each_base_reader(m, [&](const Linear& w, int64_t rows) {
-    if (w.is_sparse() || b.narrow.count(w.w.data)) return;
-    b.narrow.emplace(w.w.data, narrow_copy(m, w, rows, d, b.bytes));
-    for_each_file(m, [&](const MappedFile& f) { f.release(w.w.data, w.w.nbytes()); });
-  });
-}
 
 // Every Linear of the model, read once: a CSR copy of those sparse enough, the nonzero row
 // blocks of the others that have zero rows (a merged checkpoint's base layers and head:
@@ -319,7 +183,7 @@ void find_gpu_placement(const Model& m, WeightStructure& s) {
 // Runtime never reads them again): the compiled machine's are gigabytes of zeros that would
 // otherwise stay mapped. A matmul on the reference path maps them from the file again.
 void release_copied(const Model& m, const WeightStructure& s) {
-  auto release = [&](const void* p, size_t n) { for_each_file(m, [&](const MappedFile& f) { f.release(p, n); }); };
+  auto release = [&](const void* p, size_t n) { release_file_pages(m, p, n); };
   for_each_linear(m, [&](const Linear& w) {
     if (s.csr.count(w.w.data)) release(w.w.data, w.w.nbytes());
     if (auto h = s.hybrid.find(w.w.data); h != s.hybrid.end() && !h->second.dense.empty()) {
@@ -426,6 +290,30 @@ void skipped_base_layers(float* x, int64_t n, int64_t pos) {
          pos);
 }
 
+// x: [T][H] = embed_tokens[token] (already in the model dtype). With gpu_only (a launch
+// inside a merged checkpoint, the base skipped) the base's dims of every GPU token's
+// embedding must be zero (the merge writes +0 there).
+void embed(const Model& m, std::span<const int32_t> tokens, float* x, bool gpu_only) {
+  const int64_t H = m.config.hidden_size;
+  for (size_t t = 0; t < tokens.size(); ++t) m.embed_tokens.row(tokens[t], x + t * H);
+  if (!gpu_only) return;
+  for (size_t t = 0; t < tokens.size(); ++t)
+    for (int64_t i = 0; i < m.config.qgpu->hidden_offset; ++i)
+      if (x[t * H + i] != 0.0f)
+        fail("{} row {} (a GPU token) is {} at column {}, one of the base's dims: the checkpoint was edited after "
+             "`qgpu build`; rebuild it",
+             m.embed_tokens.w.name, tokens[t], x[t * H + i], i);
+}
+
+// The head's product of n normed positions a into logits. With gpu_only, the GPU's rows
+// alone: the base's give +0 (their inputs are), which the product's memset writes.
+void head(const Model& m, bool gpu_only, const float* a, float* logits, int64_t n, Runtime::Scratch& s,
+          const Exec& ex) {
+  if (!gpu_only) return linear(m.lm_head, a, logits, n, s, ex);
+  matmul_csr(m.lm_head, *s.found->head_gpu, a, logits, n, s.xq.data(), ex.pool, &s.csr_inputs);
+  round_act(ex.act, logits, n * m.lm_head.out());
+}
+
 }  // namespace
 
 float norm_multiplier_in(DType t, float multiplier) {
@@ -526,20 +414,10 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
                      std::span<const float>(v + (t - (T - rows)) * width, width));
   };
 
-  // x: [T][H] = embed_tokens[token] (already in the model dtype)
-  for (int64_t t = 0; t < T; ++t)
-    m.embed_tokens.row(tokens[t], &sc.x[t * H]);
+  embed(m, tokens, sc.x.data(), skip_base_);
   trace("embed", -1, sc.x.data(), H);
-  // A launch inside a merged checkpoint: the GPU's layers alone (gpu_sequence). The base's
-  // dims of every GPU token's embedding must be zero for that (the merge writes +0 there).
+  // A launch inside a merged checkpoint: the GPU's layers alone (gpu_sequence).
   const int layers = skip_base_ ? c.qgpu->layers : c.num_hidden_layers;
-  if (skip_base_)
-    for (int64_t t = 0; t < T; ++t)
-      for (int64_t i = 0; i < c.qgpu->hidden_offset; ++i)
-        if (sc.x[t * H + i] != 0.0f)
-          fail("{} row {} (a GPU token) is {} at column {}, one of the base's dims: the checkpoint was edited after "
-               "`qgpu build`; rebuild it",
-               m.embed_tokens.w.name, tokens[t], sc.x[t * H + i], i);
 
   for (int il = 0; il < layers; ++il) {
     const LayerWeights& l = layers_[il];
@@ -592,12 +470,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   int64_t first = all_logits ? 0 : T - 1, n = T - first;
   rms_norm_rows(&sc.x[first * H], norm_.data(), sc.a.data(), n, H, eps, act_);
   trace("result_norm", -1, sc.a.data(), H, n);
-  if (skip_base_) {  // the GPU's rows; the base's give +0 (their inputs are)
-    matmul_csr(m.lm_head, *found.head_gpu, sc.a.data(), logits, n, sc.xq.data(), pool_, &sc.csr_inputs);
-    round_act(act_, logits, n * m.lm_head.out());
-  } else {
-    linear(m.lm_head, sc.a.data(), logits, n, sc, ex);
-  }
+  head(m, skip_base_, sc.a.data(), logits, n, sc, ex);
   s.n_past += T;
 }
 

@@ -91,6 +91,15 @@ struct Exec {
   bool skip_zero_rows = false;
 };
 
+// A merged checkpoint (config.json's "qgpu" places the GPU after the base's dims, head
+// untied): forward_merged.cpp. declare_merged_structure fills what find_structure would
+// otherwise read from the base's weights and the head; make_base_copies copies the base's
+// used weights for text; release_file_pages drops the file pages of [p, p + n).
+bool is_merged(const Config& c);
+void declare_merged_structure(const Model& m, WeightStructure& s);
+void make_base_copies(const Model& m, BaseCopies& b);
+void release_file_pages(const Model& m, const void* p, size_t n);
+
 // One matmul through the chosen path; the output rounded to ex.act (an nn.Linear's output
 // is a tensor in the model dtype: f32 accumulation, one rounding).
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,
