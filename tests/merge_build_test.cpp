@@ -88,6 +88,17 @@ void expect_skip_exact(const engine::Model& m, engine::Rounding rounding) {
   EXPECT_THROW(skip.forward(s1, std::span(&text, 1), a), Error) << what;
 }
 
+// Text on a merged checkpoint as the engine runs it (skip_zero_rows: the structure declared
+// from config.json, the base's weights from their dense copies) against the full product of
+// every weight in the file: every logit of `ids`, bit for bit.
+void expect_text_as_full_product(const engine::Model& merged, const std::vector<int32_t>& ids, const std::string& what) {
+  std::vector<float> skipped, full;
+  engine::State s1 = engine::make_state(merged.config), s2 = engine::make_state(merged.config);
+  engine::Runtime(merged, {.threads = 1, .skip_zero_rows = true}).forward(s1, ids, skipped, true);
+  engine::Runtime(merged, {.threads = 1}).forward(s2, ids, full, true);
+  test_util::expect_same_bits(full, skipped, what, "skipping");
+}
+
 // The chat on a merged checkpoint (issue 7): a tool call launches on the merged weights
 // (the scripted language side), and the checkpoint's own generation answers a turn (random
 // weights: any text, but never a GPU token and never past <|im_end|>); `qgpu ask` the same
@@ -208,12 +219,7 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
 
   // The engine skips the base's +0 columns and the GPU's rows from config.json's placement
   // (no scan of the base's weights): at text positions the same bits as the full product.
-  const std::vector<int32_t> ids = base_tok.encode(kPrompts[0]);
-  std::vector<float> skipped, full;
-  engine::State s1 = engine::make_state(merged.config), s2 = engine::make_state(merged.config);
-  engine::Runtime(merged, {.threads = 1, .skip_zero_rows = true}).forward(s1, ids, skipped, true);
-  engine::Runtime(merged, {.threads = 1}).forward(s2, ids, full, true);
-  test_util::expect_same_bits(full, skipped, "merged logits at text positions", "skipping");
+  expect_text_as_full_product(merged, base_tok.encode(kPrompts[0]), "merged logits at text positions");
 }
 
 TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
@@ -250,16 +256,9 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   expect_skip_exact(merged, engine::Rounding::llama_cpp);
   expect_skip_exact(merged, engine::Rounding::transformers);
 #if !defined(QGPU_ASAN)  // the full product multiplies every zero of the file: seconds under ASan
-  {
-    // Text reads the base's weights from their dense copies (the used corner of each
-    // reader, the MLP's padded units left out): the full product's bits.
-    const std::vector<int32_t> ids = tok.encode(kPrompts[1]);
-    std::vector<float> copied, full;
-    engine::State s1 = engine::make_state(merged.config), s2 = engine::make_state(merged.config);
-    engine::Runtime(merged, {.threads = 1, .skip_zero_rows = true}).forward(s1, ids, copied, true);
-    engine::Runtime(merged, {.threads = 1}).forward(s2, ids, full, true);
-    test_util::expect_same_bits(full, copied, "bf16 merged logits at text positions", "the base's copies");
-  }
+  // Text reads the base's weights from their dense copies (the used corner of each reader,
+  // the MLP's padded units left out): the full product's bits.
+  expect_text_as_full_product(merged, tok.encode(kPrompts[1]), "bf16 merged logits at text positions");
 #endif
   EXPECT_EQ(merged.config.qgpu->base_intermediate, spec.intermediate_size);
   expect_chat(tmp / "merged", merged);
