@@ -4,9 +4,11 @@
 // residual's norm and the stages that follow).
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "compiler/compile.h"
 #include "engine/forward.h"
@@ -25,6 +27,77 @@ using namespace engine;
 using test_util::Launched;
 std::vector<Launched> launches() { return test_util::image_launches(); }
 
+
+// Every field's life in machine_layout() (the sublayer that writes it first, the MLP that
+// clears it) is what the weights do, seen on a residual where every field has dims of its
+// own: the first sublayer that writes any of its dims is its birth and nothing reads them
+// there or before; after its clear nothing reads or writes them, and the clearing MLP
+// writes every dim. So the placed layout, where fields whose lives do not overlap share
+// dims, never lets two fields meet (checked too), and a stage that reads a field later
+// than its life says fails here by name. (The energy checks of machine_state_test hold
+// the hot counts the clears remove.)
+TEST(MachineModel, FieldLivesAreWhatTheWeightsDo) {
+  const lift::Layout own = lift::machine_layout(false);
+  const lift::Builder b = lift::build_machine(0, false);
+  const int64_t H = b.config.hidden_size;
+  const int L = b.config.num_hidden_layers;
+  ASSERT_GE(H, own.used);
+  std::vector<std::set<int>> writes(static_cast<size_t>(H)), reads(static_cast<size_t>(H));
+  auto touch = [&](const std::string& name, int sublayer, bool write, bool by_column) {
+    auto it = b.tensors.find(name);
+    if (it == b.tensors.end()) return;
+    const int64_t cols = it->second.shape.size() > 1 ? it->second.shape[1] : 1;
+    it->second.set.for_each([&](int64_t i, float x) {
+      if (x == 0.0f) return;
+      const int64_t d = by_column ? i % cols : i / cols;
+      (write ? writes : reads)[static_cast<size_t>(d)].insert(sublayer);
+    });
+  };
+  touch("model.embed_tokens.weight", lift::kEmbedding, true, true);
+  touch("lm_head.weight", 2 * L, false, true);
+  for (int il = 0; il < L; ++il) {
+    const std::string p = b.layer(il);
+    for (const char* t : {"linear_attn.in_proj_qkv.weight", "linear_attn.in_proj_z.weight", "linear_attn.in_proj_a.weight",
+                          "linear_attn.in_proj_b.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",
+                          "self_attn.v_proj.weight"})
+      touch(p + t, lift::mixer(il), false, true);
+    touch(p + "linear_attn.out_proj.weight", lift::mixer(il), true, false);
+    touch(p + "self_attn.o_proj.weight", lift::mixer(il), true, false);
+    touch(p + "mlp.gate_proj.weight", lift::mlp(il), false, true);
+    touch(p + "mlp.up_proj.weight", lift::mlp(il), false, true);
+    touch(p + "mlp.down_proj.weight", lift::mlp(il), true, false);
+  }
+  int cleared = 0;
+  for (const lift::Field& f : own.fields) {
+    int first_write = INT_MAX, last_write = INT_MIN, first_read = INT_MAX, last_read = INT_MIN;
+    for (int i = 0; i < f.size; ++i) {
+      const std::set<int>& w = writes[static_cast<size_t>(f.dim(i))];
+      const std::set<int>& r = reads[static_cast<size_t>(f.dim(i))];
+      if (!w.empty()) first_write = std::min(first_write, *w.begin()), last_write = std::max(last_write, *w.rbegin());
+      if (!r.empty()) first_read = std::min(first_read, *r.begin()), last_read = std::max(last_read, *r.rbegin());
+      if (f.life.cleared != lift::kNever) {
+        EXPECT_TRUE(w.count(f.life.cleared)) << f.name << "[" << i << "] is not cleared by sublayer " << f.life.cleared;
+      }
+    }
+    EXPECT_EQ(first_write, f.life.born) << f.name << ": first written at sublayer " << first_write;
+    if (first_read != INT_MAX) {
+      EXPECT_GT(first_read, f.life.born) << f.name << ": read at sublayer " << first_read;
+    }
+    if (f.life.cleared == lift::kNever) continue;
+    ++cleared;
+    EXPECT_LE(last_read, f.life.cleared) << f.name << ": read at sublayer " << last_read << " after its clear";
+    EXPECT_LE(last_write, f.life.cleared) << f.name << ": written at sublayer " << last_write << " after its clear";
+  }
+  const lift::Layout l = lift::machine_layout();
+  for (const lift::Field& f : l.fields)
+    for (const lift::Field& g : l.fields)
+      if (&f < &g && lift::overlap(f.life, g.life)) {
+        EXPECT_TRUE(f.offset + f.size <= g.offset || g.offset + g.size <= f.offset) << f.name << " and " << g.name;
+      }
+  EXPECT_LE(l.used, lift::machine_config().hidden_size);
+  std::cout << "[ layout ] " << l.fields.size() << " fields (" << cleared << " cleared) on " << l.used
+            << " dims; with dims of their own " << own.used << "\n";
+}
 
 // generation_gap accepts atomics whose d is apart from their base, b and c (the model
 // reads them at the token that writes d) and names the others.

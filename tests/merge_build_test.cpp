@@ -22,6 +22,7 @@
 #include "gpu/vocab.h"
 #include "host/gpu_model.h"
 #include "host/launch.h"
+#include "lift/machine_model.h"
 #include "merge/build.h"
 #include "merge/check.h"
 #include "test_util.h"
@@ -175,7 +176,7 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   engine::write_tiny_model(tmp / "base", spec);
   merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.dtype = engine::DType::f32});
   EXPECT_EQ(r.plan.merged.num_hidden_layers, 15);
-  EXPECT_EQ(r.plan.merged.hidden_size, 64 + 7808);
+  EXPECT_EQ(r.plan.merged.hidden_size, 64 + lift::machine_config().hidden_size);
   EXPECT_FALSE(r.multimodal);
 
   // config.json: the text model, layer_types as long as the layers, where the GPU sits.

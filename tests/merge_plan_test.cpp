@@ -50,7 +50,7 @@ TEST(MergePlan, Qwen35_2BTakesTheGpuInFront) {
   const merge::MergePlan p = merge::plan_merge(qwen35(2048, 6144, 16, true), gpu, "2b/config.json");
   EXPECT_EQ(p.merged.hidden_size, 2048 + gpu.hidden_size);
   EXPECT_EQ(p.merged.num_hidden_layers, gpu.num_hidden_layers + 24);
-  EXPECT_EQ(p.merged.intermediate_size, 6144);  // the GPU's 6,080 units padded
+  EXPECT_EQ(p.merged.intermediate_size, 6144);  // the GPU's, Qwen3.5-2B's
   EXPECT_EQ(p.merged.vocab_size, 248320 + gpu.vocab_size);
   EXPECT_EQ(p.base_vocab, 248320);
   EXPECT_EQ(p.gpu_layers, gpu.num_hidden_layers);

@@ -171,13 +171,22 @@ void Head::read(int j, int to, int n_hot) {
 
 Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
 
-int Mlp::take_units() {
-  if (n_.mlp_units[il_] + 2 > n_.b.config.intermediate_size) std::fprintf(stderr, "layer %d's MLP is full\n", il_);
-  CHECK(n_.mlp_units[il_] + 2 <= n_.b.config.intermediate_size);
+int Mlp::take_units(int count) {
+  if (n_.mlp_units[il_] + count > n_.b.config.intermediate_size) std::fprintf(stderr, "layer %d's MLP is full\n", il_);
+  CHECK(n_.mlp_units[il_] + count <= n_.b.config.intermediate_size);
   const int u = n_.mlp_units[il_];
-  n_.mlp_units[il_] += 2;
-  units_ += 2;
+  n_.mlp_units[il_] += count;
+  units_ += count;
   return u;
+}
+
+void Mlp::clear(int dim) {
+  const std::string p = n_.b.layer(il_) + "mlp.";
+  const int u = take_units(1);
+  const float hot = n_.mlp_hot(il_);
+  n_.b.at(p + "gate_proj.weight", u, n_.one()) = kGate / hot;
+  n_.b.at(p + "up_proj.weight", u, dim) = 1.0f / hot;
+  n_.b.at(p + "down_proj.weight", dim, u) = -1.0f / kGate;
 }
 
 void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs) {
@@ -202,6 +211,7 @@ void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>
     for (int d : veto) n_.b.at(p + "gate_proj.weight", u + k, d) -= kStepVeto / hot;
     const float bias = -float(theta) * kStepGate + (k == 0 ? kRuleLift : 0.0f);
     n_.b.at(p + "gate_proj.weight", u + k, n_.one()) += bias / hot;
+    n_.b.at(p + "gate_proj.weight", u + k, n_.one2()) += kStepEdge / hot;
     n_.b.at(p + "up_proj.weight", u + k, n_.one()) = 1.0f / hot;
     for (const Out& o : outputs) {
       CHECK(o.sign == 1 || o.sign == -1);

@@ -54,6 +54,7 @@ struct Net {
   void set_norms();
   int fam(Tok t) const;                // the embedding dim of token family t
   int one() const { return l["one"].dim(0); }  // the dim every token sets: biases and constants
+  int one2() const { return l["one2"].dim(0); }  // a second one: the steps' kStepEdge
   int dim(const std::string& field, int i) const { return l[field].dim(i); }
   // Literals for Mlp rules: dims [first, first + count) of a field; the families listed,
   // or all but them.
@@ -116,8 +117,9 @@ class Head {
 inline constexpr float kRuleGate = 512.0f;
 inline constexpr float kRuleLift = 128.0f;
 inline constexpr float kStepGate = 256.0f;
+inline constexpr float kStepEdge = 18.0f;  // the firing gates' offset: SiLU is linear from 17.3
 inline constexpr int kStepRange = 127;
-inline constexpr float kStepVeto = 32768.0f;  // more than kStepGate * kStepRange + kRuleLift
+inline constexpr float kStepVeto = 32768.0f;  // more than kStepGate * kStepRange + kStepEdge + kRuleLift
 
 class Mlp {
  public:
@@ -127,10 +129,16 @@ class Mlp {
 
   // A threshold: fires when sum_i weight_i [dim_i hot] >= theta and no veto dim is hot,
   // adding each output's sign (+1 or -1) to its dim. Two units with gates
-  // kStepGate (sum - theta) + kRuleLift and without the lift, less kStepVeto per hot veto
-  // dim: firing, 128 (2 m + 1) and 256 m for m = sum - theta >= 0 (SiLU(0) = 0, and both
-  // have at most 8 significant bits while m <= kStepRange: exact in bf16), so down's
-  // difference is exactly 1; otherwise -kRuleLift and below. Stages build one-hot codes
+  // kStepGate (sum - theta) + kStepEdge + kRuleLift and without the lift, less kStepVeto
+  // per hot veto dim: firing (m = sum - theta >= 0), 256 m + 146 and 256 m + 18, where
+  // SiLU is the identity (in f32 from 17.3 up), so down's difference is exactly 1;
+  // otherwise 256 m + 146 <= -110, where SiLU is exactly -0 (f32: below -108.5). So a step
+  // at its threshold is as far from SiLU's bend as one past it: an error of a few units in
+  // the gate (f32: a cleared dim's residue, a few 1e-6, times weights up to 15 x 256, or a
+  // veto's 2^15) moves its output by 1e-7, where a gate at 0 moved it by half the error.
+  // The offset sits on `one2`, apart from `one`'s -256 theta + 128, so both weights have
+  // at most 8 significant bits (exact in bf16); the gates round in bf16 to 256 m and
+  // 256 m + 128 or stay exact, a difference of 128 either way. Stages build one-hot codes
   // from steps by telescoping: a base rule sets entry 0 and the step "sum >= v" moves the
   // hot from entry v - 1 to entry v; sums of nibble values compare words without tables.
   // A one-hot group's contribution: weight[i] when dims[i] is hot (at most one is).
@@ -143,10 +151,15 @@ class Mlp {
     int sign;
   };
   void step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs);
+  // Clears a dim after its last reader (whatever it holds, 1 or 0, so its field's code
+  // whatever it is): one unit, gate kGate through `one` (SiLU(32) = 32), up the dim, down
+  // -1 / kGate, so the output is exactly minus the dim's value in bf16 and f16 (f32: to
+  // the norm's rounding, 1e-7) and 0 at a base model's tokens (`one` is 0 there).
+  void clear(int dim);
   int units() const { return units_; }
 
  private:
-  int take_units();
+  int take_units(int count = 2);
 
   Net& n_;
   int il_;

@@ -1,5 +1,7 @@
-// Field allocation: first fit from the bottom; add_over recycles a cleared region's dims.
+// Field allocation: first fit from the bottom among the fields alive at the same time.
 #include "lift/layout.h"
+
+#include <algorithm>
 
 #include "base/error.h"
 
@@ -10,21 +12,36 @@ int Field::dim(int i) const {
   return offset + i;
 }
 
-const Field& Layout::add(const std::string& name, int size) {
+bool overlap(const Life& a, const Life& b) { return !(a.cleared <= b.born || b.cleared <= a.born); }
+
+void Layout::add(const std::string& name, int size, Life life) {
   CHECK(size > 0);
+  CHECK(life.born >= kEmbedding && life.born < life.cleared);
+  CHECK(life.cleared == kNever || (life.cleared % 2 == 1 && life.hots > 0));  // an MLP clears
   CHECK(index.emplace(name, fields.size()).second);
-  fields.push_back({name, used, size});
-  used += size;
-  return fields.back();
+  fields.push_back({name, 0, size, life});
 }
 
-const Field& Layout::add_over(const std::string& name, int size, const std::string& region, int at) {
-  CHECK(size > 0 && at >= 0);
-  const Field r = (*this)[region];
-  CHECK(at + size <= r.size);
-  CHECK(index.emplace(name, fields.size()).second);
-  fields.push_back({name, r.offset + at, size});
-  return fields.back();
+void Layout::place() {
+  std::vector<Field*> order;
+  for (Field& f : fields) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(), [](const Field* a, const Field* b) {
+    return a->life.born != b->life.born ? a->life.born < b->life.born : a->size > b->size;
+  });
+  used = 0;
+  std::vector<const Field*> placed;
+  for (Field* f : order) {
+    int at = shared ? 0 : used;
+    for (bool moved = shared; moved;) {
+      moved = false;
+      for (const Field* p : placed)
+        if (overlap(p->life, f->life) && at < p->offset + p->size && p->offset < at + f->size)
+          at = p->offset + p->size, moved = true;
+    }
+    f->offset = at;
+    used = std::max(used, at + f->size);
+    placed.push_back(f);
+  }
 }
 
 const Field& Layout::operator[](const std::string& name) const {

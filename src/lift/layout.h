@@ -1,6 +1,10 @@
-// The residual stream as named fields: each field is a contiguous run of dims handed out
-// once (or recycled over a region whose codes a layer has cleared). Weights are written by field name, so the construction, the divergence finder and
-// the panel all speak of "img_addr[5]", never of dim 312.
+// The residual stream as named fields: each field is a contiguous run of dims. A field
+// lives from the sublayer that writes it first to the MLP that clears it (writes minus its
+// code after its last reader has run), and fields whose lives do not overlap share dims,
+// so the residual is as wide as the most dims alive at once, not the sum of every field
+// (issue 24: the merged checkpoint grows with this width). Weights are written by field
+// name, so the construction, the divergence finder and the panel all speak of
+// "img_addr[5]", never of dim 312.
 #pragma once
 
 #include <string>
@@ -9,23 +13,44 @@
 
 namespace qgpu::lift {
 
+// Sublayers, in the order the residual passes them: the embedding, then 2 il the mixer of
+// layer il and 2 il + 1 its MLP (Net::hots' numbering after the embedding's).
+inline constexpr int kEmbedding = -1;
+inline constexpr int kNever = 1 << 20;
+constexpr int mixer(int il) { return 2 * il; }
+constexpr int mlp(int il) { return 2 * il + 1; }
+
+struct Life {
+  int born = kEmbedding;  // the sublayer that writes the field first
+  int cleared = kNever;   // the MLP that clears it, at or after its last reader
+  int hots = 0;           // the hot entries it holds there (the residual's energy drops by them)
+  bool by_stage = false;  // its own stage writes the clear (the multiplier's codes); else build_clears
+};
+
 struct Field {
   std::string name;
   int offset = 0;
   int size = 0;
+  Life life;
   int dim(int i) const;  // offset + i, CHECKed in range
 };
 
 struct Layout {
   std::vector<Field> fields;
-  int used = 0;
+  int used = 0;     // the width: the end of the highest field
+  bool shared = true;  // false: every field gets dims of its own (the lifetime test's layout)
   std::unordered_map<std::string, size_t> index;  // name -> position in fields (add keeps it)
 
-  const Field& add(const std::string& name, int size);  // next free dims
-  // A field on dims [at, at + size) of `region`, an earlier field whose codes a layer
-  // clears before this one's writer runs (dims recycled along the depth).
-  const Field& add_over(const std::string& name, int size, const std::string& region, int at);
+  // A field; place() gives it dims.
+  void add(const std::string& name, int size, Life life = {});
+  // Gives every field the lowest dims that no field alive at the same time holds (first
+  // fit by birth, the larger first among fields born together).
+  void place();
   const Field& operator[](const std::string& name) const;  // CHECKs that it exists
 };
+
+// Whether two fields are ever alive at the same sublayer: a field cleared by an MLP may
+// share dims with one that MLP or a later sublayer writes first.
+bool overlap(const Life& a, const Life& b);
 
 }  // namespace qgpu::lift

@@ -14,207 +14,241 @@ namespace qgpu::lift {
 
 namespace {
 
+// Lives (layout.h): B(s) a field first written at sublayer s and never cleared; C(s, m, h)
+// one first written at s and cleared by layer m's MLP holding h hots. Sublayers: E the
+// embedding, A(il) layer il's mixer, M(il) its MLP. A field is cleared where its last
+// reader has run and that MLP has units left (build_clears: one unit a dim); one that the
+// head or a late reader needs, or whose hot count varies (wb_word, pad), is never cleared.
+constexpr int E = kEmbedding;
+constexpr int A(int il) { return mixer(il); }
+constexpr int M(int il) { return mlp(il); }
+Life B(int born) { return {.born = born}; }
+Life C(int born, int cleared, int hots) { return {.born = born, .cleared = cleared, .hots = hots}; }
+
 // The token embedding (stage_image.cpp): one hot per group, kEmbedHots in all.
 void embedding_fields(Layout& l) {
   l.add("fam", kNumFamilies);
   l.add("one", 1);          // every token: the constant 1 that biases read
-  l.add("addr", 129);       // 0..125 word, 126 null (begin), 127 junk (@b, run), 128 none
+  l.add("one2", 1);         // every token: a second 1, the steps' offset (construct.h)
+  l.add("addr", 129, C(E, M(0), 1));  // 0..125 word, 126 null (begin), 127 junk (@b, run), 128 none
   l.add("vend", 2);         // 1: the token completes an image value (v data, t) or is begin
-  l.add("vnib", 8 * 17);    // a `v` word's 8 nibbles, 16 = none
-  l.add("hnib", 2 * 17);    // byte 0 of h, then bytes 1..3 of m1, m2, t
-  l.add("m1nib", 2 * 17);
-  l.add("m2nib", 2 * 17);
-  l.add("tnib", 2 * 17);
-  l.add("vtag", 17);        // a `v` record's tag (lane mask; 0 image data), 16 = none
-  l.add("htag", 17);        // an `h` record's tag
-  l.add("sw", 5);           // sched: warp (begin: 0), 4 = none
-  l.add("shi", 17);         // sched: block / 8 (begin: 15), 16 = none
-  l.add("slo", 9);          // sched: block % 8 (begin: 7), 8 = none
-  l.add("smask", 17);       // sched: active mask (begin: 0), 16 = none
-  l.add("pmask", 17);       // pred: lanes written, 16 = none
-  l.add("pbits", 17);       // pred: result bits, 16 = none
-  l.add("barc", 5);         // bar: CUDA block slot, 4 = none
-  l.add("barp", 3);         // bar: new parity (begin: 0), 2 = none
-  l.add("stl", 5);          // st: the lane, 4 = none
+  l.add("vnib", 8 * 17, C(E, M(0), 8));  // a `v` word's 8 nibbles, 16 = none
+  l.add("hnib", 2 * 17, C(E, M(0), 2));  // byte 0 of h, then bytes 1..3 of m1, m2, t
+  l.add("m1nib", 2 * 17, C(E, M(0), 2));
+  l.add("m2nib", 2 * 17, C(E, M(0), 2));
+  l.add("tnib", 2 * 17, C(E, M(0), 2));
+  l.add("vtag", 17, C(E, M(0), 1));  // a `v` record's tag (lane mask; 0 image data), 16 = none
+  l.add("htag", 17, C(E, M(3), 1));  // an `h` record's tag
+  l.add("sw", 5, C(E, M(4), 1));     // sched: warp (begin: 0), 4 = none
+  l.add("shi", 17, C(E, M(0), 1));   // sched: block / 8 (begin: 15), 16 = none
+  l.add("slo", 9, C(E, M(0), 1));    // sched: block % 8 (begin: 7), 8 = none
+  l.add("smask", 17, C(E, M(4), 1));  // sched: active mask (begin: 0), 16 = none
+  l.add("pmask", 17, C(E, M(2), 1));  // pred: lanes written, 16 = none
+  l.add("pbits", 17, C(E, M(2), 1));  // pred: result bits, 16 = none
+  l.add("barc", 5, C(E, M(3), 1));    // bar: CUDA block slot, 4 = none
+  l.add("barp", 3, C(E, M(3), 1));    // bar: new parity (begin: 0), 2 = none
+  l.add("stl", 5, C(E, M(8), 1));     // st: the lane, 4 = none
   l.add("sthi", 17);        // st: the word / 8, 16 = none
   l.add("stlo", 9);         // st: the word % 8, 8 = none
-  l.add("lh", 17);          // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
-  l.add("ll", 17);          // % 16
-  l.add("fx", 65);          // field value of a ROM field token (0 at @b, begin), 64 = none
-  l.add("bhi", 17);         // ROM block / 8 (16 = none)
-  l.add("blo", 9);          // ROM block % 8 (8 = none)
-  l.add("brom", 3);         // 1: @b or begin (ROM mode), 0: @m/run, 2: none
+  l.add("lh", 17, C(E, M(1), 1));  // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
+  l.add("ll", 17, C(E, M(1), 1));  // % 16
+  l.add("fx", 65, C(E, M(1), 1));  // field value of a ROM field token (0 at @b, begin), 64 = none
+  l.add("bhi", 17, C(E, M(0), 1));  // ROM block / 8 (16 = none)
+  l.add("blo", 9, C(E, M(0), 1));   // ROM block % 8 (8 = none)
+  l.add("brom", 3, C(E, M(0), 1));  // 1: @b or begin (ROM mode), 0: @m/run, 2: none
 }
 
 // What L0-L3 read and their MLPs write: the step, the value, the fetch, the launch, the
 // register reads, lane control, parity and liveness.
 void state_fields(Layout& l) {
   // L0's reads.
-  l.add("img_addr", 24);    // the image address: / 8 (16) | % 8 (8)
-  l.add("rom_addr", 26);    // the ROM block address: hi 16 | lo 8 | rom 2
-  l.add("step", kStepCode);        // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
-  l.add("wb_word", 128);    // the consumed value (0 when none)
-  l.add("wb_tag", 8);       // its tag: lane in/out
-  l.add("pad", 8);          // energy at pred, where wb_word is empty
-  l.add("btag", 8);         // the tag of a 4-byte value in flight at m1, m2: lane in/out
+  l.add("img_addr", 24, B(A(0)));  // the image address: / 8 (16) | % 8 (8)
+  l.add("rom_addr", 26, C(A(0), M(1), 3));  // the ROM block address: hi 16 | lo 8 | rom 2
+  l.add("step", kStepCode, C(A(0), M(8), 7));  // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
+  l.add("wb_word", 128, B(A(0)));  // the consumed value (0 when none)
+  l.add("wb_tag", 8, C(A(0), M(7), 4));  // its tag: lane in/out
+  l.add("pad", 8, B(A(0)));        // energy at pred, where wb_word is empty
+  l.add("btag", 8, C(A(0), M(3), 4));  // the tag of a 4-byte value in flight at m1, m2: lane in/out
   // L1's reads: the fetch.
-  l.add("f_op", 64);        // op + 1, 0 = empty block
-  l.add("f_guard", 9);
-  for (const char* f : {"f_d", "f_a", "f_b", "f_c"}) l.add(f, 32);
-  l.add("f_imm", 128);
+  l.add("f_op", 64, B(A(1)));      // op + 1, 0 = empty block
+  l.add("f_guard", 9, C(A(1), M(2), 1));
+  l.add("f_d", 32, C(A(1), M(2), 1));
+  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), M(9), 1));
+  l.add("f_imm", 128, C(A(1), M(9), 8));
   // L1's reads and MLP: the launch (stage_launch.cpp).
-  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by", "h_wave"}) l.add(f, 32);  // hi 16 | lo 16
-  l.add("thr", 17);         // threads per CUDA block - 1, 16 = more than 16
-  for (const char* f : {"bh", "bl", "x1h", "x1l", "x2h", "x2l"}) l.add(f, 16);  // B, B >> 1, B >> 2
+  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(1), M(8), 2));  // hi 16 | lo 16
+  l.add("h_wave", 32, C(A(1), M(5), 2));
+  l.add("thr", 17, C(M(1), M(8), 1));  // threads per CUDA block - 1, 16 = more than 16
+  for (const char* f : {"bh", "x1h", "x1l", "x2h", "x2l"}) l.add(f, 16, C(M(1), M(2), 1));  // B, B >> 1, B >> 2
+  l.add("bl", 16, C(M(1), M(3), 1));
   // L2's reads: operands a, b, c (words) and the guard (nibble 0) of each lane.
-  for (const char* port : {"ra", "rb", "rc"})
-    for (int lane = 0; lane < kLanes; ++lane) l.add(port + std::to_string(lane), 128);
-  for (int lane = 0; lane < kLanes; ++lane) l.add("rg" + std::to_string(lane), 16);
+  for (int lane = 0; lane < kLanes; ++lane)  // ra0 and ra1: cleared where L9 and L10 have units
+    l.add("ra" + std::to_string(lane), 128, lane < 2 ? C(A(2), M(9 + lane), 8) : B(A(2)));
+  for (const char* port : {"rb", "rc"})
+    for (int lane = 0; lane < kLanes; ++lane) l.add(port + std::to_string(lane), 128, B(A(2)));
+  for (int lane = 0; lane < kLanes; ++lane)  // cleared by L3, after host::check_launch decodes them
+    l.add("rg" + std::to_string(lane), 16, C(A(2), M(3), 1));
   // L2's MLP: lane control (stage_control.cpp).
   for (int lane = 0; lane < kLanes; ++lane) {
     std::string s = std::to_string(lane);
-    l.add("eff" + s, 2);      // 0: effective (in the mask, guard passes), 1: not
-    l.add("npc_hi" + s, 17);  // the PC after the step / 8, 16 = not in the mask
-    l.add("npc_lo" + s, 9);   // % 8, 8 = not in the mask
-    l.add("act" + s, 4);      // 0 none, 1 exits, 2 arrives at the barrier, 3 not a sched
+    const int pc_cleared = lane < 2 ? M(4) : M(5);
+    l.add("eff" + s, 2, B(M(2)));      // 0: effective (in the mask, guard passes), 1: not
+    l.add("npc_hi" + s, 17, C(M(2), pc_cleared, 1));  // the PC after the step / 8, 16 = not in the mask
+    l.add("npc_lo" + s, 9, C(M(2), pc_cleared, 1));   // % 8, 8 = not in the mask
+    l.add("act" + s, 4, C(M(2), lane < 3 ? M(4) : M(5), 1));  // 0 none, 1 exits, 2 arrives at the barrier, 3 not a sched
   }
   for (int k = 0; k < 3; ++k) {  // the wave against B >> k: <, =, >
-    l.add("cmph" + std::to_string(k), 3);
-    l.add("cmpl" + std::to_string(k), 3);
+    l.add("cmph" + std::to_string(k), 3, C(M(2), M(5), 1));
+    l.add("cmpl" + std::to_string(k), 3, C(M(2), M(5), 1));
   }
   // L3's reads and MLP: barrier parity, liveness, flags (stage_lanes.cpp).
-  for (int c = 0; c < kMaxCtas; ++c) l.add("par" + std::to_string(c), 2);
+  for (int c = 0; c < kMaxCtas; ++c) l.add("par" + std::to_string(c), 2, C(A(3), M(9), 1));
   for (int w = 0; w < kWarps; ++w)
-    for (int lane = 0; lane < kLanes; ++lane) l.add("live" + std::to_string(w) + std::to_string(lane), 3);
-  for (int w = 0; w < kWarps; ++w) l.add("rflag" + std::to_string(w), 3);
-  for (int lane = 0; lane < kLanes; ++lane) l.add("sflag" + std::to_string(lane), 3);
+    for (int lane = 0; lane < kLanes; ++lane)
+      l.add("live" + std::to_string(w) + std::to_string(lane), 3, C(M(3), M(5), 1));
+  for (int w = 0; w < kWarps; ++w) l.add("rflag" + std::to_string(w), 3, C(M(3), M(5), 1));
+  for (int lane = 0; lane < kLanes; ++lane) l.add("sflag" + std::to_string(lane), 3, C(M(3), M(5), 1));
 }
 
 // The scheduler (stage_sched.cpp).
 void scheduler_fields(Layout& l) {
-  l.add("lastw", kWarps);   // L0: the last warp that ran
+  l.add("lastw", kWarps, C(A(0), M(5), 1));  // L0: the last warp that ran
+  const int ls_cleared[] = {M(9), M(10), M(10)};  // where L9 and L10 have units; the rest never
   for (int w = 0; w < kWarps; ++w)  // L4: lane status rows
-    for (int lane = 0; lane < kLanes; ++lane) l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode);
+    for (int lane = 0; lane < kLanes; ++lane) {
+      const int k = kLanes * w + lane;
+      l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode,
+            k < 3 ? C(A(4), ls_cleared[k], 4) : B(A(4)));
+    }
   for (int w = 0; w < kWarps; ++w)  // L4 MLP: 0 runnable, 1 waiting, 2 finished
-    for (int lane = 0; lane < kLanes; ++lane) l.add("rs" + std::to_string(w) + std::to_string(lane), 3);
-  l.add("wmore", 2);        // 0: another wave follows
-  l.add("nk_hi", 16);       // the wave k + 1
-  l.add("nk_lo", 16);
-  l.add("nw", kWarps + 1);  // L5 MLP: the next warp, kWarps = none
-  for (int c = 0; c < kMaxCtas; ++c) l.add("rel" + std::to_string(c), 2);  // 0: slot c releases
-  for (int lane = 0; lane < kLanes; ++lane) {  // L6 MLP: warp nw's lanes' PCs (16, 8: not runnable)
-    l.add("ch" + std::to_string(lane), 17);
-    l.add("cl" + std::to_string(lane), 9);
+    for (int lane = 0; lane < kLanes; ++lane)
+      l.add("rs" + std::to_string(w) + std::to_string(lane), 3, w < 2 ? C(M(4), M(9), 1) : B(M(4)));
+  l.add("wmore", 2, C(M(4), M(9), 1));  // 0: another wave follows
+  l.add("nk_hi", 16, B(M(4)));  // the wave k + 1
+  l.add("nk_lo", 16, B(M(4)));
+  l.add("nw", kWarps + 1, B(M(5)));  // L5 MLP: the next warp, kWarps = none
+  for (int c = 0; c < kMaxCtas; ++c)  // 0: slot c releases
+    l.add("rel" + std::to_string(c), 2, c == 0 ? C(M(5), M(10), 1) : B(M(5)));
+  for (int lane = 0; lane < kLanes; ++lane) {  // L9 MLP: warp nw's lanes' PCs (16, 8: not runnable)
+    l.add("ch" + std::to_string(lane), 17, B(M(9)));
+    l.add("cl" + std::to_string(lane), 9, B(M(9)));
   }
-  l.add("bar", kMaxCtas + 1);  // the first released slot, kMaxCtas = none
-  l.add("barq", 3);            // its new parity, 2 = none
-  l.add("sfam", 4);            // kSchedBar, kSchedSched, kSchedWave, kSchedEnd
-  for (int i = 0; i < kLanes; ++i)  // L7 MLP: lane i's PC against lane j's: <, =, >
-    for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3);
-  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2);  // L8 MLP: 0 in the mask
-  l.add("mhi", 16);         // the min PC / 8, % 8
-  l.add("mlo", 8);
+  l.add("bar", kMaxCtas + 1, B(M(9)));  // the first released slot, kMaxCtas = none
+  l.add("barq", 3, B(M(9)));            // its new parity, 2 = none
+  l.add("sfam", 4, B(M(9)));            // kSchedBar, kSchedSched, kSchedWave, kSchedEnd
+  for (int i = 0; i < kLanes; ++i)  // L10 MLP: lane i's PC against lane j's: <, =, >
+    for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3, B(M(10)));
+  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2, B(M(11)));  // L11 MLP: 0 in the mask
+  l.add("mhi", 16, B(M(11)));  // the min PC / 8, % 8
+  l.add("mlo", 8, B(M(11)));
 }
 
 // The word memory gets, the next record's lane and its operands (stage_operands.cpp).
 void operand_fields(Layout& l) {
-  l.add("mw", 128);         // L8 MLP: the word memory gets (st: the lane's operand b, else wb_word)
-  l.add("opf", 2 * kOpSetCount);  // L4 MLP: per op set (kOpSets), 0 the op is in it, 1 not
+  l.add("mw", 128, B(M(8)));  // L8 MLP: the word memory gets (st: the lane's operand b, else wb_word)
+  l.add("opf", 2 * kOpSetCount, B(M(4)));  // L4 MLP: per op set (kOpSets), 0 the op is in it, 1 not
   // The next record's lane and its operands (stage_operands.cpp).
-  l.add("nl", kLanes + 1);  // L3 MLP: kLanes = none
-  l.add("wbase", 4);        // L2 MLP: the step's warp % warps per CUDA block
-  l.add("cta", 32);         // L2 MLP: the step's CUDA block (slot + k cpw): lo | hi
-  l.add("cq1", 16);         // L3 MLP: cta's hi nibble / gx, % gx (gx <= 16)
-  l.add("cr1", 16);
-  l.add("ctx", 32);         // L4 MLP: %ctaid.x: lo | hi
-  l.add("cq2", 16);         // %ctaid.y's lo nibble (its hi is cq1)
+  l.add("nl", kLanes + 1, B(M(3)));  // L3 MLP: kLanes = none
+  l.add("wbase", 4, C(M(2), M(3), 1));  // L2 MLP: the step's warp % warps per CUDA block
+  l.add("cta", 32, C(M(2), M(5), 2));   // L2 MLP: the step's CUDA block (slot + k cpw): lo | hi
+  l.add("cq1", 16, C(M(3), M(8), 1));   // L3 MLP: cta's hi nibble / gx, % gx (gx <= 16)
+  l.add("cr1", 16, C(M(3), M(5), 1));
+  l.add("ctx", 32, C(M(4), M(8), 2));   // L4 MLP: %ctaid.x: lo | hi
+  l.add("cq2", 16, C(M(4), M(8), 1));   // %ctaid.y's lo nibble (its hi is cq1)
   for (int lane = 0; lane < kLanes; ++lane) {  // L3 MLP: each lane's %tid.x, %tid.y
-    l.add("tidx" + std::to_string(lane), 16);
-    l.add("tidy" + std::to_string(lane), 16);
+    l.add("tidx" + std::to_string(lane), 16, B(M(3)));
+    l.add("tidy" + std::to_string(lane), 16, B(M(3)));
   }
-  l.add("tidx", 16);        // L4 MLP: lane nl's %tid.x, %tid.y
-  l.add("tidy", 16);
-  for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128);  // L5 MLP
+  l.add("tidx", 16, C(M(4), M(5), 1));  // L4 MLP: lane nl's %tid.x, %tid.y
+  l.add("tidy", 16, C(M(4), M(5), 1));
+  for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128, B(M(5)));  // L5 MLP
 }
 
-// The multiplier (stage_mul.cpp): one region whose codes each layer clears for the next's.
+// The multiplier (stage_mul.cpp): each layer clears the codes of the one before.
 void multiplier_fields(Layout& l) {
-  l.add("mulx", 16 * kMulPairs + kMulHiValues * kMulPairs + 8 * 10 * 2);
-  l.add_over("plo", 16 * kMulPairs, "mulx", 0);  // L6 MLP: products, low nibble
-  l.add_over("phi", kMulHiValues * kMulPairs, "mulx", 16 * kMulPairs);  // high nibble
-  l.add_over("pbt", 8 * 10 * 2, "mulx", (16 + kMulHiValues) * kMulPairs);  // column 7's bit products: on, off
-  int at = 0;
-  auto over = [&](const char* name, int size) {
-    l.add_over(name, size, "mulx", at);
-    at += size;
-  };
-  over("cam", 7 * 16);  // L7 MLP: A_k mod 16, / 16
-  over("cad", 7 * 8);
-  over("cbm", 7 * 16);  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
-  over("cbd", 6 * 8);
-  over("chm", 4 * 16);  // column 7's chunks mod 16
-  over("em", 8 * 16);   // L8 MLP: E_k mod 16, / 16 (k <= 6)
-  over("ed", 7 * 4);
+  auto by_mul = [](int born, int cleared, int hots) { return Life{born, cleared, hots, true}; };
+  l.add("plo", 16 * kMulPairs, by_mul(M(6), M(7), kMulPairs));  // L6 MLP: products, low nibble
+  l.add("phi", kMulHiValues * kMulPairs, by_mul(M(6), M(7), kMulPairs));  // high nibble
+  l.add("pbt", 8 * 10 * 2, by_mul(M(6), M(7), 8 * 10));  // column 7's bit products: on, off
+  l.add("cam", 7 * 16, by_mul(M(7), M(8), 7));  // L7 MLP: A_k mod 16, / 16
+  l.add("cad", 7 * 8, by_mul(M(7), M(8), 7));
+  l.add("cbm", 7 * 16, by_mul(M(7), M(8), 7));  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
+  l.add("cbd", 6 * 8, by_mul(M(7), M(8), 6));
+  l.add("chm", 4 * 16, by_mul(M(7), M(8), 4));  // column 7's chunks mod 16
+  l.add("em", 8 * 16, B(M(8)));  // L8 MLP: E_k mod 16, / 16 (k <= 6)
+  l.add("ed", 7 * 4, B(M(8)));
 }
 
 // The ALU and the emit stage (stage_alu.cpp, stage_emit.cpp).
 void execute_fields(Layout& l) {
-  l.add("une", kLanes * 3 * 8 * 2);  // L6 MLP: lane, port, nibble: 0 equal to lane nl's, 1 differs
-  l.add("as", 8 * 16);      // L6 MLP: the adder's nibble sums mod 16
-  l.add("acl", 8 * 3);      // and their classes: kill, propagate, generate
-  l.add("uni", 2);          // L7 MLP: 0 every effective lane reads lane nl's operands
-  l.add("car", 7 * 2);      // the carry into nibbles 1..7: 0 no, 1 yes
-  l.add("sum", 128);        // L8 MLP: the adder's word
-  l.add("etag", 2 * kLanes);  // the value record's tag: lane in/out
-  l.add("mr", 128);         // L9: the word a ld reads (the null slot's 0 otherwise)
-  l.add("res", 128);        // L9 MLP: lane nl's result
-  l.add("fits", 2);         // 0: res is a one-token value
-  l.add("ef", kEmitFamilies);  // the record family emitted next
+  l.add("une", kLanes * 3 * 8 * 2, B(M(9)));  // L9 MLP: lane, port, nibble: 0 equal to lane nl's, 1 differs
+  l.add("as", 8 * 16, B(M(9)));   // L9 MLP: the adder's nibble sums mod 16
+  l.add("acl", 8 * 3, B(M(9)));   // and their classes: kill, propagate, generate
+  l.add("uni", 2, B(M(10)));      // L10 MLP: 0 every effective lane reads lane nl's operands
+  l.add("car", 7 * 2, B(M(10)));  // the carry into nibbles 1..7: 0 no, 1 yes
+  l.add("sum", 128, B(M(11)));    // L11 MLP: the adder's word
+  l.add("etag", 2 * kLanes, B(M(11)));  // the value record's tag: lane in/out
+  l.add("mr", 128, B(A(12)));     // L12: the word a ld reads (the null slot's 0 otherwise)
+  l.add("res", 128, B(M(12)));    // L12 MLP: lane nl's result
+  l.add("fits", 2, B(M(12)));     // 0: res is a one-token value
+  l.add("ef", kEmitFamilies, B(M(12)));  // the record family emitted next
   // The predicate ops, per lane (stage_pred.cpp).
   for (int lane = 0; lane < kLanes; ++lane) {
     const std::string s = std::to_string(lane);
-    l.add("cmpn" + s, 8 * 3);  // L6 MLP: a against b per nibble: lt, eq, gt
-    l.add("cms" + s, 3);       // the top nibble, signed
-    l.add("pl" + s, 2);        // predicate logic: 0 true, 1 false
-    l.add("cu" + s, 3);        // L7 MLP: a against b, unsigned: lt, eq, gt
-    l.add("cs" + s, 3);        // signed
-    l.add("pb" + s, 2);        // L8 MLP: the pred record's bit: 0 set, 1 clear
+    l.add("cmpn" + s, 8 * 3, B(M(9)));  // L9 MLP: a against b per nibble: lt, eq, gt
+    l.add("cms" + s, 3, B(M(9)));       // the top nibble, signed
+    l.add("pl" + s, 2, B(M(9)));        // predicate logic: 0 true, 1 false
+    l.add("cu" + s, 3, B(M(10)));       // L10 MLP: a against b, unsigned: lt, eq, gt
+    l.add("cs" + s, 3, B(M(10)));       // signed
+    l.add("pb" + s, 2, B(M(11)));       // L11 MLP: the pred record's bit: 0 set, 1 clear
   }
   // The logic ops and min / max (stage_select.cpp).
-  l.add("lbit", 8 * 4 * 2);  // L6 MLP: per nibble and bit: 0 on, 1 off
-  l.add("lg", 128);          // L7 MLP: the logic op's word
-  l.add("pka", 2);           // L8 MLP: min / max take 0 a, 1 b
-  l.add("sa", 33);           // L6 MLP: the shift amount (32: 32 or more)
-  l.add("sbit", 32 * 2);     // L8 MLP: the shifted word's bits: 0 on, 1 off
+  l.add("lbit", 8 * 4 * 2, B(M(9)));  // L9 MLP: per nibble and bit: 0 on, 1 off
+  l.add("lg", 128, B(M(10)));         // L10 MLP: the logic op's word
+  l.add("pka", 2, B(M(11)));          // L11 MLP: min / max take 0 a, 1 b
+  l.add("sa", 33, B(M(9)));           // L9 MLP: the shift amount (32: 32 or more)
+  l.add("sbit", 32 * 2, B(M(11)));    // L11 MLP: the shifted word's bits: 0 on, 1 off
   // An atomic's update at the token that consumes lane j's old word (stage_atomic.cpp).
-  l.add("xat", 2);          // L7 MLP: 0 the token consumes an atomic's old word
-  l.add("jb", 128);         // lane j's operand b (the word 0 when xat is 1)
-  l.add("ja", 16 * 3);      // nibbles 0..2 of lane j's base
-  l.add("xs", 8 * 16);      // L8 MLP: old + b per nibble mod 16, and the class
-  l.add("xcl", 8 * 3);
-  l.add("ys", 3 * 16);      // ja + imm per nibble mod 16, and the class
-  l.add("ycl", 3 * 3);
-  l.add("xcar", 7 * 2);     // L9 MLP: carries into nibbles 1..7 of old + b, 1..2 of the address
-  l.add("ycar", 2 * 2);
-  l.add("xw", 17 + 9);      // L10 MLP: the address / 4: / 8 (16 none) | % 8 (8 none)
-  l.add("xc", 8 * 3);       // L8 MLP: old against b per nibble: lt, eq, gt
-  l.add("xcs", 3);          // the top nibble, signed
-  l.add("xcu", 3);          // L9 MLP: old against b, unsigned: lt, eq, gt
-  l.add("xcg", 3);          // signed
-  l.add("xpk", 3);          // L10 MLP: min / max, cas keep 0 old, 1 b, 2 c
-  l.add("jc", 128);         // L4 MLP (nibbles 0..3), L6 MLP (4..7): lane j's operand c (cas)
+  l.add("xat", 2, B(M(7)));          // L7 MLP: 0 the token consumes an atomic's old word
+  l.add("jb", 128, B(M(7)));         // lane j's operand b (the word 0 when xat is 1)
+  l.add("ja", 16 * 3, C(M(7), M(8), 3));  // nibbles 0..2 of lane j's base
+  l.add("xs", 8 * 16, B(M(8)));      // L8 MLP: old + b per nibble mod 16, and the class
+  l.add("xcl", 8 * 3, B(M(8)));
+  l.add("ys", 3 * 16, B(M(8)));      // ja + imm per nibble mod 16, and the class
+  l.add("ycl", 3 * 3, B(M(8)));
+  l.add("xcar", 7 * 2, B(M(9)));     // L9 MLP: carries into nibbles 1..7 of old + b, 1..2 of the address
+  l.add("ycar", 2 * 2, B(M(9)));
+  l.add("xw", 17 + 9, B(M(10)));     // L10 MLP: the address / 4: / 8 (16 none) | % 8 (8 none)
+  l.add("xc", 8 * 3, B(M(8)));       // L8 MLP: old against b per nibble: lt, eq, gt
+  l.add("xcs", 3, B(M(8)));          // the top nibble, signed
+  l.add("xcu", 3, B(M(9)));          // L9 MLP: old against b, unsigned: lt, eq, gt
+  l.add("xcg", 3, B(M(9)));          // signed
+  l.add("xpk", 3, B(M(10)));         // L10 MLP: min / max, cas keep 0 old, 1 b, 2 c
+  l.add("jc", 128, B(M(4)));         // L4 MLP (nibbles 0..3), L6 MLP (4..7): lane j's operand c (cas)
+}
+
+// Every field that no stage clears itself is cleared where its life says (layout.h), so
+// the fields born later can take its dims.
+void build_clears(Net& n) {
+  for (const Field& f : n.l.fields) {
+    if (f.life.cleared == kNever || f.life.by_stage) continue;
+    Mlp m(n, (f.life.cleared - 1) / 2);
+    for (int i = 0; i < f.size; ++i) m.clear(f.dim(i));
+  }
 }
 
 }  // namespace
 
-Layout machine_layout() {
+Layout machine_layout(bool shared) {
   Layout l;
+  l.shared = shared;
   embedding_fields(l);
   state_fields(l);
   scheduler_fields(l);
   operand_fields(l);
   multiplier_fields(l);
   execute_fields(l);
+  l.place();
   return l;
 }
 
@@ -243,20 +277,24 @@ std::vector<int> machine_hots() {
   };
   std::vector<int> h = {kEmbedHots};
   for (int a : adds) h.push_back(h.back() + a);
+  // build_clears: a field cleared by sublayer s leaves the residual after it.
+  for (const Field& f : machine_layout().fields)
+    if (f.life.cleared != kNever && !f.life.by_stage)
+      for (size_t s = static_cast<size_t>(f.life.cleared) + 1; s < h.size(); ++s) h[s] -= f.life.hots;
   return h;
 }
 
 engine::Config machine_config() {
   engine::Config c;
-  c.hidden_size = 7808;
+  // The fields' placement (machine_layout(): 4,836 dims, where every field had dims of its
+  // own, 7,758, before the fields were cleared after their last readers), rounded up to 64.
+  c.hidden_size = 4864;
   c.num_hidden_layers = 13;
   c.layer_types = std::vector<std::string>(13, "linear_attention");
   c.layer_types[5] = "full_attention";
-  // The MLP units the construction uses today (two per rule or step; the widest: L4's
-  // scheduler, %ctaid's division and half of cas's operand c, 6,056; L10's scheduler
-  // compares, carries, logic words, the atomic's new word and address, 5,958), rounded up
-  // to 64; at most Qwen3.5-2B's 6144, which a merge pads to with zero units.
-  c.intermediate_size = 6080;
+  // Qwen3.5-2B's MLP width, which the construction fills: two units per rule or step, one
+  // per cleared dim (build_clears uses what L0-L10 have left; L4, L9 and L10 are full).
+  c.intermediate_size = 6144;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
@@ -272,9 +310,11 @@ engine::Config machine_config() {
   return c;
 }
 
-Builder build_machine(int norm_width) {
-  Builder b(machine_config());
-  Layout l = machine_layout();
+Builder build_machine(int norm_width, bool shared) {
+  Layout l = machine_layout(shared);
+  engine::Config c = machine_config();
+  if (!shared) c.hidden_size = (l.used + 63) / 64 * 64;
+  Builder b(c);
   Net n{b, l, machine_hots()};
   n.norm_width = norm_width;
   n.set_norms();
@@ -293,6 +333,7 @@ Builder build_machine(int norm_width) {
   build_select(n);
   build_atomics(n);
   build_emit(n);
+  build_clears(n);
   return b;
 }
 

@@ -125,8 +125,11 @@ inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (me
 // before the first `sched` the fetch reads a valid empty block.
 inline constexpr int kNullBlock = 127;
 
-// The residual fields of the token embedding and of what layers write.
-Layout machine_layout();
+// The residual fields of the token embedding and of what layers write, placed where their
+// lives allow (layout.h); shared = false gives every field dims of its own (the width is
+// then the sum of the fields', 8,307), which the lifetime test builds to see which
+// sublayers touch each field.
+Layout machine_layout(bool shared = true);
 // The config of the GPU-only model: Qwen3.5-2B's head shapes (16 DeltaNet heads of 128,
 // attention 8 x 256 with 2 KV heads, intermediate 6144) on a narrow residual.
 engine::Config machine_config();
@@ -138,7 +141,9 @@ std::vector<int> machine_hots();
 // when it is merged into a base (the base's dims are +0 at the machine's tokens); every
 // norm weight and every weight after a norm follow from it, so the machine is as exact
 // there as alone. 0: its own hidden size.
-Builder build_machine(int norm_width = 0);
+// shared = false: on machine_layout(false)'s residual (hidden size its width), the same
+// machine field by field.
+Builder build_machine(int norm_width = 0, bool shared = true);
 // A tokenizer.json naming every machine token (WordLevel; the host feeds ids).
 std::string machine_tokenizer_json();
 // Writes the GPU-only model as a HF directory.

@@ -98,7 +98,7 @@ void image_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
 
 // The dims token `r` sets (value 1 each).
 std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
-  std::vector<int> d{l["fam"].dim(static_cast<int>(r.kind)), l["one"].dim(0)};
+  std::vector<int> d{l["fam"].dim(static_cast<int>(r.kind)), l["one"].dim(0), l["one2"].dim(0)};
   value_dims(l, r, d);
   record_dims(l, r, d);
   launch_dims(l, r, d);

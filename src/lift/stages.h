@@ -47,9 +47,9 @@ Mlp::Term value_term(Net& n, const std::string& field, int first, int size);
 // The same for the ops whose effect is listed.
 std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false);
 
-// The token embedding: one hot per field group ("none" included) and the constant `one`,
-// kEmbedHots per token.
-inline constexpr int kEmbedHots = 39;
+// The token embedding: one hot per field group ("none" included) and the constants `one`
+// and `one2`, kEmbedHots per token.
+inline constexpr int kEmbedHots = 40;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
