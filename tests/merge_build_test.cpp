@@ -16,6 +16,7 @@
 #include "compiler/compile.h"
 #include "engine/forward.h"
 #include "engine/model.h"
+#include "engine/safetensors.h"
 #include "engine/tiny_model.h"
 #include "engine/tokenizer.h"
 #include "gpu/interp.h"
@@ -184,7 +185,8 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   EXPECT_EQ(c["model_type"], "qwen3_5_text");
   EXPECT_EQ(c["layer_types"].size(), 15u);
   EXPECT_EQ(c["layer_types"][14], "full_attention");
-  EXPECT_EQ(c["tie_word_embeddings"], false);
+  EXPECT_EQ(c["tie_word_embeddings"], true);  // as the base: one matrix is the embedding and the head
+  EXPECT_EQ(engine::load_safetensors_dir(tmp / "merged").find("lm_head.weight"), nullptr);
   EXPECT_EQ(c["qgpu"]["token_offset"], r.plan.base_vocab);
   EXPECT_EQ(c["qgpu"]["hidden_offset"], 64);
   for (const char* f : {"README.md", "generation_config.json", "tokenizer.json"}) EXPECT_TRUE(fs::exists(tmp / (std::string("merged/") + f))) << f;

@@ -57,8 +57,7 @@ TEST(MergePlan, Qwen35_2BTakesTheGpuInFront) {
   ASSERT_EQ(std::ssize(p.merged.layer_types), p.merged.num_hidden_layers);
   for (int il = 0; il < gpu.num_hidden_layers; ++il) EXPECT_EQ(p.merged.layer_types[il], gpu.layer_types[il]);
   EXPECT_EQ(p.merged.layer_types[gpu.num_hidden_layers + 3], "full_attention");  // base layer 3
-  EXPECT_TRUE(p.untied);
-  EXPECT_FALSE(p.merged.tie_word_embeddings);
+  EXPECT_TRUE(p.merged.tie_word_embeddings);  // as the base: the GPU's rows are input codes and head patterns
   EXPECT_DOUBLE_EQ(p.base_norm_scale * p.base_norm_scale + p.gpu_norm_scale * p.gpu_norm_scale, 1.0);
 }
 
@@ -172,8 +171,9 @@ TEST(MergePlan, WideningATinyBaseKeepsItsLogits) {
     add(name, *v);
   }
   EXPECT_EQ(skipped, 2);  // model.visual.*, mtp.*
-  ASSERT_TRUE(p.untied);
-  add("lm_head.weight", *dir.find("model.language_model.embed_tokens.weight"));
+  // Tied as the base: the embedding, scaled with everything that writes the residual, is the
+  // head, and the final norm takes the scale back off.
+  ASSERT_TRUE(p.merged.tie_word_embeddings);
   std::filesystem::create_directories(tmp / "wide");
   std::vector<engine::TensorView> views;
   for (const engine::TensorData& t : out) views.push_back(t.view());

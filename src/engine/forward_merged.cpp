@@ -100,7 +100,7 @@ void for_each_base_reader(const Model& m, Fn fn) {
 
 }  // namespace
 
-bool is_merged(const Config& c) { return c.qgpu && c.qgpu->hidden_offset > 0 && !c.tie_word_embeddings; }
+bool is_merged(const Config& c) { return c.qgpu && c.qgpu->hidden_offset > 0; }
 
 void release_file_pages(const Model& m, const void* p, size_t n) {
   for_each_file(m, [&](const MappedFile& f) { f.release(p, n); });

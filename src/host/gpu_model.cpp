@@ -107,14 +107,14 @@ void for_each_gpu_matrix(engine::Model& m, const std::function<void(Linear&, std
 }
 
 bool merged_safetensors(const engine::Model& m) {
-  return m.config.qgpu && m.config.qgpu->hidden_offset > 0 && !m.safetensors.empty() && !m.config.tie_word_embeddings;
+  return m.config.qgpu && m.config.qgpu->hidden_offset > 0 && !m.safetensors.empty();
 }
 
 }  // namespace
 
 engine::Model load_checkpoint(const std::string& path, std::optional<engine::DType> dtype) {
   const engine::Config c = std::filesystem::is_directory(path) ? engine::load_config(path) : engine::Config{};
-  const bool trusted = c.qgpu && c.qgpu->hidden_offset > 0 && !c.tie_word_embeddings &&
+  const bool trusted = c.qgpu && c.qgpu->hidden_offset > 0 &&
                        c.qgpu->construction == lift::construction_fingerprint();
   // A trusted merge in another dtype: loaded as stored, its GPU replaced by the construction
   // in that dtype, and only the rest converted (not the GPU's gigabytes of file zeros).
@@ -154,7 +154,10 @@ engine::Model load_checkpoint(const std::string& path, std::optional<engine::DTy
                       &l.self_attn.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj})
       convert(*w);
   convert(m.embed_tokens);
-  convert(m.lm_head);
+  if (m.config.tie_word_embeddings)
+    m.lm_head = m.embed_tokens;
+  else
+    convert(m.lm_head);
   return m;
 }
 

@@ -25,6 +25,10 @@ struct Life {
   int cleared = kNever;   // the MLP that clears it, at or after its last reader
   int hots = 0;           // the hot entries it holds there (the residual's energy drops by them)
   bool by_stage = false;  // its own stage writes the clear (the multiplier's codes); else build_clears
+  // Read by the LM head: the tied embedding, which is also the head, writes the head's
+  // pattern for a token into these dims too, and L0's MLP clears it, so the field also
+  // holds its dims from the embedding to that clear.
+  bool head = false;
 };
 
 struct Field {
@@ -50,7 +54,8 @@ struct Layout {
 };
 
 // Whether two fields are ever alive at the same sublayer: a field cleared by an MLP may
-// share dims with one that MLP or a later sublayer writes first.
+// share dims with one that MLP or a later sublayer writes first (a head field is alive
+// from the embedding to L0's MLP as well).
 bool overlap(const Life& a, const Life& b);
 
 }  // namespace qgpu::lift

@@ -24,12 +24,19 @@ constexpr int A(int il) { return mixer(il); }
 constexpr int M(int il) { return mlp(il); }
 Life B(int born) { return {.born = born}; }
 Life C(int born, int cleared, int hots) { return {.born = born, .cleared = cleared, .hots = hots}; }
+Life H(Life l) {  // read by the LM head (layout.h)
+  l.head = true;
+  return l;
+}
 
 // The token embedding (stage_image.cpp): one hot per group, kEmbedHots in all.
 void embedding_fields(Layout& l) {
   l.add("fam", kNumFamilies);
   l.add("one", 1);          // every token: the constant 1 that biases read
   l.add("one2", 1);         // every token: a second 1, the steps' offset (construct.h)
+  // The head pattern's pad: with the tied head, a token's embedding also holds its head
+  // row's pattern (the fields it matches), kHeadHots - that many ones here (stage_emit.cpp).
+  l.add("hpad", kHeadHots, C(E, M(0), kHeadHots));
   l.add("addr", 129, C(E, M(0), 1));  // 0..125 word, 126 null (begin), 127 junk (@b, run), 128 none
   l.add("vend", 2);         // 1: the token completes an image value (v data, t) or is begin
   l.add("vnib", 8 * 17, C(E, M(0), 8));  // a `v` word's 8 nibbles, 16 = none
@@ -92,7 +99,7 @@ void state_fields(Layout& l) {
   for (int lane = 0; lane < kLanes; ++lane) {
     std::string s = std::to_string(lane);
     const int pc_cleared = lane < 2 ? M(4) : M(5);
-    l.add("eff" + s, 2, B(M(2)));      // 0: effective (in the mask, guard passes), 1: not
+    l.add("eff" + s, 2, H(B(M(2))));      // 0: effective (in the mask, guard passes), 1: not
     l.add("npc_hi" + s, 17, C(M(2), pc_cleared, 1));  // the PC after the step / 8, 16 = not in the mask
     l.add("npc_lo" + s, 9, C(M(2), pc_cleared, 1));   // % 8, 8 = not in the mask
     l.add("act" + s, 4, C(M(2), lane < 3 ? M(4) : M(5), 1));  // 0 none, 1 exits, 2 arrives at the barrier, 3 not a sched
@@ -124,23 +131,23 @@ void scheduler_fields(Layout& l) {
     for (int lane = 0; lane < kLanes; ++lane)
       l.add("rs" + std::to_string(w) + std::to_string(lane), 3, w < 2 ? C(M(4), M(9), 1) : B(M(4)));
   l.add("wmore", 2, C(M(4), M(9), 1));  // 0: another wave follows
-  l.add("nk_hi", 16, B(M(4)));  // the wave k + 1
-  l.add("nk_lo", 16, B(M(4)));
-  l.add("nw", kWarps + 1, B(M(5)));  // L5 MLP: the next warp, kWarps = none
+  l.add("nk_hi", 16, H(B(M(4))));  // the wave k + 1
+  l.add("nk_lo", 16, H(B(M(4))));
+  l.add("nw", kWarps + 1, H(B(M(5))));  // L5 MLP: the next warp, kWarps = none
   for (int c = 0; c < kMaxCtas; ++c)  // 0: slot c releases
     l.add("rel" + std::to_string(c), 2, c == 0 ? C(M(5), M(10), 1) : B(M(5)));
   for (int lane = 0; lane < kLanes; ++lane) {  // L9 MLP: warp nw's lanes' PCs (16, 8: not runnable)
     l.add("ch" + std::to_string(lane), 17, B(M(9)));
     l.add("cl" + std::to_string(lane), 9, B(M(9)));
   }
-  l.add("bar", kMaxCtas + 1, B(M(9)));  // the first released slot, kMaxCtas = none
-  l.add("barq", 3, B(M(9)));            // its new parity, 2 = none
+  l.add("bar", kMaxCtas + 1, H(B(M(9))));  // the first released slot, kMaxCtas = none
+  l.add("barq", 3, H(B(M(9))));            // its new parity, 2 = none
   l.add("sfam", 4, B(M(9)));            // kSchedBar, kSchedSched, kSchedWave, kSchedEnd
   for (int i = 0; i < kLanes; ++i)  // L10 MLP: lane i's PC against lane j's: <, =, >
     for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3, B(M(10)));
-  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2, B(M(11)));  // L11 MLP: 0 in the mask
-  l.add("mhi", 16, B(M(11)));  // the min PC / 8, % 8
-  l.add("mlo", 8, B(M(11)));
+  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2, H(B(M(11))));  // L11 MLP: 0 in the mask
+  l.add("mhi", 16, H(B(M(11))));  // the min PC / 8, % 8
+  l.add("mlo", 8, H(B(M(11))));
 }
 
 // The word memory gets, the next record's lane and its operands (stage_operands.cpp).
@@ -148,7 +155,7 @@ void operand_fields(Layout& l) {
   l.add("mw", 128, B(M(8)));  // L8 MLP: the word memory gets (st: the lane's operand b, else wb_word)
   l.add("opf", 2 * kOpSetCount, B(M(4)));  // L4 MLP: per op set (kOpSets), 0 the op is in it, 1 not
   // The next record's lane and its operands (stage_operands.cpp).
-  l.add("nl", kLanes + 1, B(M(3)));  // L3 MLP: kLanes = none
+  l.add("nl", kLanes + 1, H(B(M(3))));  // L3 MLP: kLanes = none
   l.add("wbase", 4, C(M(2), M(3), 1));  // L2 MLP: the step's warp % warps per CUDA block
   l.add("cta", 32, C(M(2), M(5), 2));   // L2 MLP: the step's CUDA block (slot + k cpw): lo | hi
   l.add("cq1", 16, C(M(3), M(8), 1));   // L3 MLP: cta's hi nibble / gx, % gx (gx <= 16)
@@ -186,12 +193,12 @@ void execute_fields(Layout& l) {
   l.add("acl", 8 * 3, B(M(9)));   // and their classes: kill, propagate, generate
   l.add("uni", 2, B(M(10)));      // L10 MLP: 0 every effective lane reads lane nl's operands
   l.add("car", 7 * 2, B(M(10)));  // the carry into nibbles 1..7: 0 no, 1 yes
-  l.add("sum", 128, B(M(11)));    // L11 MLP: the adder's word
-  l.add("etag", 2 * kLanes, B(M(11)));  // the value record's tag: lane in/out
+  l.add("sum", 128, H(B(M(11))));    // L11 MLP: the adder's word
+  l.add("etag", 2 * kLanes, H(B(M(11))));  // the value record's tag: lane in/out
   l.add("mr", 128, B(A(12)));     // L12: the word a ld reads (the null slot's 0 otherwise)
-  l.add("res", 128, B(M(12)));    // L12 MLP: lane nl's result
-  l.add("fits", 2, B(M(12)));     // 0: res is a one-token value
-  l.add("ef", kEmitFamilies, B(M(12)));  // the record family emitted next
+  l.add("res", 128, H(B(M(12))));    // L12 MLP: lane nl's result
+  l.add("fits", 2, H(B(M(12))));     // 0: res is a one-token value
+  l.add("ef", kEmitFamilies, H(B(M(12))));  // the record family emitted next
   // The predicate ops, per lane (stage_pred.cpp).
   for (int lane = 0; lane < kLanes; ++lane) {
     const std::string s = std::to_string(lane);
@@ -200,7 +207,7 @@ void execute_fields(Layout& l) {
     l.add("pl" + s, 2, B(M(9)));        // predicate logic: 0 true, 1 false
     l.add("cu" + s, 3, B(M(10)));       // L10 MLP: a against b, unsigned: lt, eq, gt
     l.add("cs" + s, 3, B(M(10)));       // signed
-    l.add("pb" + s, 2, B(M(11)));       // L11 MLP: the pred record's bit: 0 set, 1 clear
+    l.add("pb" + s, 2, H(B(M(11))));       // L11 MLP: the pred record's bit: 0 set, 1 clear
   }
   // The logic ops and min / max (stage_select.cpp).
   l.add("lbit", 8 * 4 * 2, B(M(9)));  // L9 MLP: per nibble and bit: 0 on, 1 off
@@ -230,6 +237,10 @@ void execute_fields(Layout& l) {
 // Every field that no stage clears itself is cleared where its life says (layout.h), so
 // the fields born later can take its dims.
 void build_clears(Net& n) {
+  Mlp input(n, 0);  // the head pattern the tied embedding writes (hpad's clear counts its hots)
+  for (const Field& f : n.l.fields)
+    if (f.life.head)
+      for (int i = 0; i < f.size; ++i) input.clear(f.dim(i));
   for (const Field& f : n.l.fields) {
     if (f.life.cleared == kNever || f.life.by_stage) continue;
     Mlp m(n, (f.life.cleared - 1) / 2);
@@ -275,7 +286,7 @@ std::vector<int> machine_hots() {
       0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L11 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
       8, 8 + 1 + 1,                       // L12: mr; MLP: res, fits, ef
   };
-  std::vector<int> h = {kEmbedHots};
+  std::vector<int> h = {kEmbedHots + kHeadHots};
   for (int a : adds) h.push_back(h.back() + a);
   // build_clears: a field cleared by sublayer s leaves the residual after it.
   for (const Field& f : machine_layout().fields)
@@ -303,7 +314,7 @@ engine::Config machine_config() {
   c.linear_num_value_heads = 16;
   c.linear_key_head_dim = 128;
   c.linear_value_head_dim = 128;
-  c.tie_word_embeddings = false;
+  c.tie_word_embeddings = true;  // the head is the embedding (stage_emit.cpp), as in Qwen3.5-2B
   c.dtype = "float32";
   c.eos_token_id = {token_id({Tok::kEnd})};
   CHECK(machine_layout().used <= c.hidden_size);

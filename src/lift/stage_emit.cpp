@@ -13,11 +13,13 @@
 //      (tag rails, result nibbles, lanes, word, warp, block, mask, slot, parity, wave), so
 //      the record whose fields all match wins by at least 1 and greedy decoding emits it.
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "base/error.h"
 #include "gpu/isa.h"
 #include "lift/machine_model.h"
 #include "lift/stages.h"
@@ -187,11 +189,25 @@ void family_rules(Net& n, Mlp& m) {
   scheduler({n.families({Tok::kSched, Tok::kSmall, Tok::kTail, Tok::kHead, Tok::kMid1, Tok::kMid2, Tok::kSt}, true)});
 }
 
-// The LM head: row `id` gets `units` (a logit) when dim is hot after the final norm.
+// The LM head, tied to the embedding (the merged checkpoint has one matrix for both, as
+// Qwen3.5-2B): row `id` is 1 at each dim its record matches, and the final norm scales a
+// hot of that dim to the logit it is worth (`units`, a power of two, so the normed hot is
+// exactly it), every other dim to 0. So the embedding's own dims (the token's input code)
+// add nothing to any logit, and the pattern the row writes into the residual at the input
+// is cleared by L0's MLP (build_clears), padded to kHeadHots by `hpad` first so that
+// every token's input has one energy.
 struct LmHead {
   Net& n;
-  float hot;
-  void add(int id, int dim, float units) { n.b.at("lm_head.weight", id, dim) += units / hot; }
+  std::vector<float> units = std::vector<float>(static_cast<size_t>(n.b.config.hidden_size), 0.0f);  // per dim
+  int count = 0;  // the current row's pattern
+  void add(int id, int dim, float u) {
+    float& w = n.b.at("model.embed_tokens.weight", id, dim);
+    float& have = units[static_cast<size_t>(dim)];
+    CHECK(w == 0.0f && (have == 0.0f || have == u));  // one weight per dim: the final norm holds it
+    w = 1.0f;
+    have = u;
+    ++count;
+  }
   void rails(int id, const std::string& field, int mask) {  // lane l in at 2 l, out at 2 l + 1
     for (int l = 0; l < kLanes; ++l) add(id, n.dim(field, 2 * l + ((mask >> l & 1) ? 0 : 1)), 1.0f);
   }
@@ -201,12 +217,11 @@ struct LmHead {
 };
 
 void build_lm_head(Net& n) {
-  const int final_norm = static_cast<int>(n.hots.size()) - 1;
-  for (int d = 0; d < n.b.config.hidden_size; ++d) n.b.at("model.norm.weight", d) = n.rms_at(final_norm) * n.hot_at(final_norm) - 1.0f;
-  LmHead h{n, n.hot_at(final_norm)};
+  LmHead h{n};
   auto family = [&](int id, int ef) { h.add(id, n.dim("ef", ef), kFamilyLogit); };
   for (int id = 0; id < vocab_size(); ++id) {
     const Rec r = decode_token(id);
+    h.count = 0;
     switch (r.kind) {
       case Tok::kSmall: case Tok::kHead: {
         const uint32_t v = static_cast<uint32_t>(r.y);
@@ -258,6 +273,14 @@ void build_lm_head(Net& n) {
       case Tok::kEnd: family(id, kEmitEnd); break;
       default: break;  // prompt tokens: never emitted
     }
+    CHECK(h.count <= kHeadHots);
+    for (int i = 0; i < kHeadHots - h.count; ++i) n.b.at("model.embed_tokens.weight", id, n.dim("hpad", i)) = 1.0f;
+  }
+  const int final_norm = static_cast<int>(n.hots.size()) - 1;
+  for (int d = 0; d < n.b.config.hidden_size; ++d) {
+    const float u = h.units[static_cast<size_t>(d)];
+    CHECK(u == 0.0f || u == std::exp2(std::round(std::log2(u))));  // a power of two: the normed hot is exactly u
+    n.b.at("model.norm.weight", d) = n.rms_at(final_norm) * u - 1.0f;
   }
 }
 

@@ -50,6 +50,10 @@ std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool
 // The token embedding: one hot per field group ("none" included) and the constants `one`
 // and `one2`, kEmbedHots per token.
 inline constexpr int kEmbedHots = 40;
+// The tied head (stage_emit.cpp): a token's embedding row is also its LM head row, so it
+// also sets the dims its record matches (at most 14: a one-token value's family, fits,
+// 4 tag rails, 8 nibbles) and pads them to kHeadHots; L0's MLP clears both.
+inline constexpr int kHeadHots = 14;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);

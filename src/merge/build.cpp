@@ -172,8 +172,8 @@ void replace_dir(const fs::path& tmp, const fs::path& out) {
 // The merged tensors: the GPU's layers first, then the base's; embedding, final norm and
 // head hold both parts. The sources point into gpu and weights.
 std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Builder& gpu,
-                                             const engine::SafetensorsDir& weights, const engine::TensorView& embed,
-                                             bool tied, const std::string& base_dir) {
+                                             const engine::SafetensorsDir& weights, bool tied,
+                                             const std::string& base_dir) {
   std::map<std::string, Source> sources;
   for (const auto& [name, t] : gpu.tensors) {
     Source s{name, {}, std::nullopt, std::nullopt};
@@ -197,7 +197,10 @@ std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Bui
       fail("{}: tensor {} does not fit the merged shape", base_dir, name);
     it->second.base = std::move(*w);
   }
-  if (tied) sources.at("lm_head.weight").base = widen_base_rows(p, "lm_head.weight", embed);
+  if (!tied) {  // the base's own head, then the GPU's rows: its embedding's (the machine is tied)
+    Source& head = sources.at("lm_head.weight");
+    head.gpu = place_gpu(p, "lm_head.weight", gpu.tensors.at("model.embed_tokens.weight"), head.shape);
+  }
   for (const auto& [name, s] : sources)
     if (!s.base && !name.starts_with("model.layers.") && name != "lm_head.weight")
       fail("{}: the base has no tensor for the merged {}; is it a complete Qwen3.5 checkpoint?", base_dir, name);
@@ -324,15 +327,24 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
   say(fmt::format("compiling the GPU's {} layers for a {}-wide residual", p.gpu_layers, p.merged.hidden_size));
   const lift::Builder gpu = lift::build_machine(p.merged.hidden_size);
   const std::map<std::string, Source> sources =
-      merged_sources(p, gpu, weights, *embed, base_config.tie_word_embeddings, base_dir);
+      merged_sources(p, gpu, weights, base_config.tie_word_embeddings, base_dir);
   const std::vector<const Source*> list = write_order(sources);
+  int64_t gpu_layers = 0, vocab = 0;  // the split (docs/design.md §3, "How big the merge is")
   for (const Source* s : list) {
-    r.parameters += s->rows() * s->cols();
-    r.bytes += s->rows() * s->cols() * static_cast<int64_t>(engine::dtype_size(stored_as(*s, r.dtype)));
+    const int64_t n = s->rows() * s->cols();
+    r.parameters += n;
+    r.bytes += n * static_cast<int64_t>(engine::dtype_size(stored_as(*s, r.dtype)));
+    if (tensor_role(s->name) == Role::vocab) vocab += n;
+    else if (s->name.starts_with("model.layers.") && std::stoll(s->name.substr(13)) < p.gpu_layers) gpu_layers += n;
   }
   TempOutput tmp(out, r.bytes);
-  say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}", list.size(), r.parameters / 1e9,
-                  r.bytes / 1e9, engine::dtype_name(r.dtype), out.string()));
+  say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}: the base's {} layers widened to {} "
+                  "dims {:.2f} G, the {} {:.2f} G, the GPU's {} layers ({} dims) {:.2f} G",
+                  list.size(), r.parameters / 1e9, r.bytes / 1e9, engine::dtype_name(r.dtype), out.string(),
+                  p.merged.num_hidden_layers - p.gpu_layers, p.merged.hidden_size,
+                  (r.parameters - vocab - gpu_layers) / 1e9,
+                  p.merged.tie_word_embeddings ? "tied embedding and head" : "embedding and head", vocab / 1e9,
+                  p.gpu_layers, p.gpu_hidden, gpu_layers / 1e9));
   int64_t done = 0;
   engine::write_safetensors_dir(tmp.dir.string(), streamed(list, r.dtype, r.bytes, done, o), o.max_shard_bytes);
   write_side_files(base, tmp.dir, r);

@@ -45,7 +45,6 @@ MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, cons
   p.gpu_vocab = gpu.vocab_size;
   p.base_intermediate = base.intermediate_size;
   p.gpu_layers = gpu.num_hidden_layers;
-  p.untied = base.tie_word_embeddings;
   p.base_norm_scale = std::sqrt(static_cast<double>(base.hidden_size) / static_cast<double>(D));
   p.gpu_norm_scale = std::sqrt(static_cast<double>(gpu.hidden_size) / static_cast<double>(D));
   p.base_residual_scale = residual_scale(p, true);
@@ -59,7 +58,9 @@ MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, cons
   m.intermediate_size = std::max(base.intermediate_size, gpu.intermediate_size);
   m.layer_types = gpu.layer_types;
   m.layer_types.insert(m.layer_types.end(), base.layer_types.begin(), base.layer_types.end());
-  m.tie_word_embeddings = false;
+  // A tied base (Qwen3.5-2B) merges tied: the GPU's rows of the one matrix are its tokens'
+  // input codes and head patterns at once (stage_emit.cpp).
+  m.tie_word_embeddings = base.tie_word_embeddings;
   return p;
 }
 

@@ -20,7 +20,6 @@ struct MergePlan {
   int base_intermediate = 0;  // the base's MLP units; past them (to the merged width) +0
   int gpu_layers = 0;         // merged layers [0, gpu_layers) are the GPU's; base layer il
                               // is merged layer gpu_layers + il
-  bool untied = false;        // the base ties its head: the merged head is its own tensor
   // The base's main norms (input, post-attention, final) over D instead of d: their
   // multipliers 1 + w scaled by sqrt(d / D), the GPU's by sqrt(G / D), restore each part's
   // own RMS (the other part's dims are +0 at its positions). rms_norm_eps stays: it is

@@ -91,7 +91,13 @@ std::optional<RowSource> widen_base_rows(const MergePlan& p, const std::string& 
     case Role::mlp_in: expect_shape(name, v, {rows, d}); return padded(out, v, I, D);
     case Role::writer: expect_shape(name, v, {d, cols}); return padded(out, v, D, cols, 0, s);
     case Role::mlp_out: expect_shape(name, v, {d, cols}); return padded(out, v, D, I, 0, s);
-    case Role::main_norm: expect_shape(name, v, {d}); return padded(out, v, D, 1, p.base_norm_scale);
+    case Role::main_norm:
+      expect_shape(name, v, {d});
+      // A tied head is the embedding, scaled by s with everything that writes the residual:
+      // the final norm takes s back off the base's logits.
+      if (out == "model.norm.weight" && p.merged.tie_word_embeddings)
+        return padded(out, v, D, 1, p.base_norm_scale / p.base_residual_scale);
+      return padded(out, v, D, 1, p.base_norm_scale);
     case Role::other: break;
   }
   RowSource t{out, v.shape, nullptr};
