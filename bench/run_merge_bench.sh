@@ -9,7 +9,7 @@
 #     interpreter's.
 # Prints the medians (and every run), the ratios and the build's time and peak RSS.
 #   bench/run_merge_bench.sh [--runs 3] [--tokens 32] [--keep]
-# Needs about 36 GB of disk under build/bench/ (the merge is 31.4 GB); removed unless --keep.
+# Needs about 23 GB of disk under build/bench/ (the merge is 18.2 GB); removed unless --keep.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 runs=3 tokens=32 keep=0
@@ -27,6 +27,7 @@ cmake --preset release >/dev/null
 cmake --build --preset release --target qgpu >/dev/null
 qgpu=build/release/qgpu
 base=build/bench/base-2b merged=build/bench/merged-2b
+mkdir -p build/bench
 out=$(mktemp -d build/bench/results.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 if [ ! -f "$base/config.json" ]; then
