@@ -9,7 +9,7 @@
 #     interpreter's.
 # Prints the medians (and every run), the ratios and the build's time and peak RSS.
 #   bench/run_merge_bench.sh [--runs 3] [--tokens 32] [--keep]
-# Needs about 23 GB of disk under build/bench/ (the merge is 18.2 GB); removed unless --keep.
+# Needs about 23 GB of disk under build/bench/ (the merge is 17.9 GB); removed unless --keep.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 runs=3 tokens=32 keep=0

@@ -205,7 +205,7 @@ TEST(MachineModel, InMemoryWeightsAreSparseAndExactInF16) {
 // reference path (every weight multiplied in full) agrees on the first tokens too.
 TEST(MachineModel, InMemoryEqualsTheExportLoadedFromDisk) {
 #if defined(QGPU_ASAN)
-  GTEST_SKIP() << "writes and scans a 3.9 GB export: the dev preset runs it";
+  GTEST_SKIP() << "writes and scans a 3.8 GB export: the dev preset runs it";
 #endif
   test_util::TempDir dir;
   lift::build_machine().write(dir / "gpu", DType::f16, lift::machine_tokenizer_json());

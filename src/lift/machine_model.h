@@ -127,7 +127,7 @@ inline constexpr int kNullBlock = 127;
 
 // The residual fields of the token embedding and of what layers write, placed where their
 // lives allow (layout.h); shared = false gives every field dims of its own (the width is
-// then the sum of the fields', 8,307), which the lifetime test builds to see which
+// then the sum of the fields', 8,321), which the lifetime test builds to see which
 // sublayers touch each field.
 Layout machine_layout(bool shared = true);
 // The config of the GPU-only model: Qwen3.5-2B's head shapes (16 DeltaNet heads of 128,
