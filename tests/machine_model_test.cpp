@@ -171,15 +171,15 @@ std::vector<std::pair<std::string, const Linear*>> linears(const Model& m) {
   return out;
 }
 
-// The in-memory model holds every matrix sparse (12 DeltaNet layers' 5, the attention
-// layer's 4, 13 MLPs' 3, the embedding and the head), each dtype's the f32 model's
+// The in-memory model holds every matrix sparse (14 DeltaNet layers' 5, the attention
+// layer's 4, 15 MLPs' 3, the embedding and the head), each dtype's the f32 model's
 // nonzeros rounded to it; in f16 they are all exact, so an f16 export holds the f32 model's
-// weights exactly, which the export test below relies on. (bf16 is not: layer 12's key
-// biases -550 and -950 become -552 and -952, and the machine is exact with either.)
+// weights exactly, which the export test below relies on. (bf16 is not: the memory layer's
+// key biases -550 and -950 become -552 and -952, and the machine is exact with either.)
 TEST(MachineModel, InMemoryWeightsAreSparseAndExactInF16) {
   const Model& f32 = test_util::gpu_model(DType::f32);
   const auto want = linears(f32);
-  EXPECT_EQ(want.size(), 12u * 5 + 4 + 13 * 3 + 2) << "every matrix sparse";
+  EXPECT_EQ(want.size(), 14u * 5 + 4 + 15 * 3 + 2) << "every matrix sparse";
   for (DType t : {DType::bf16, DType::f16}) {
     const auto got = linears(test_util::gpu_model(t));
     ASSERT_EQ(got.size(), want.size());

@@ -54,7 +54,7 @@ void embedding_fields(Layout& l) {
   l.add("pbits", 17, C(E, M(2), 1));  // pred: result bits, 16 = none
   l.add("barc", 5, C(E, M(3), 1));    // bar: CUDA block slot, 4 = none
   l.add("barp", 3, C(E, M(3), 1));    // bar: new parity (begin: 0), 2 = none
-  l.add("stl", 5, C(E, M(8), 1));     // st: the lane, 4 = none
+  l.add("stl", 5, C(E, M(7), 1));     // st: the lane, 4 = none
   l.add("sthi", 17);        // st: the word / 8, 16 = none
   l.add("stlo", 9);         // st: the word % 8, 8 = none
   l.add("lh", 17, C(E, M(1), 1));  // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
@@ -71,28 +71,27 @@ void state_fields(Layout& l) {
   // L0's reads.
   l.add("img_addr", 24, B(A(0)));  // the image address: / 8 (16) | % 8 (8)
   l.add("rom_addr", 26, C(A(0), M(1), 3));  // the ROM block address: hi 16 | lo 8 | rom 2
-  l.add("step", kStepCode, C(A(0), M(8), 7));  // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
+  l.add("step", kStepCode, C(A(0), M(7), 7));  // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
   l.add("wb_word", 128, B(A(0)));  // the consumed value (0 when none)
-  l.add("wb_tag", 8, C(A(0), M(7), 4));  // its tag: lane in/out
+  l.add("wb_tag", 8, C(A(0), M(6), 4));  // its tag: lane in/out
   l.add("pad", 8, B(A(0)));        // energy at pred, where wb_word is empty
   l.add("btag", 8, C(A(0), M(3), 4));  // the tag of a 4-byte value in flight at m1, m2: lane in/out
   // L1's reads: the fetch.
   l.add("f_op", 64, B(A(1)));      // op + 1, 0 = empty block
   l.add("f_guard", 9, C(A(1), M(2), 1));
   l.add("f_d", 32, C(A(1), M(2), 1));
-  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), M(9), 1));
-  l.add("f_imm", 128, C(A(1), M(9), 8));
+  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), f[2] == 'b' ? M(7) : M(6), 1));  // mw (L7) reads f_b
+  l.add("f_imm", 128, C(A(1), M(11), 8));
   // L1's reads and MLP: the launch (stage_launch.cpp).
-  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(1), M(8), 2));  // hi 16 | lo 16
+  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(1), M(7), 2));  // hi 16 | lo 16
   l.add("h_wave", 32, C(A(1), M(5), 2));
-  l.add("thr", 17, C(M(1), M(8), 1));  // threads per CUDA block - 1, 16 = more than 16
+  l.add("thr", 17, C(M(1), M(7), 1));  // threads per CUDA block - 1, 16 = more than 16
   for (const char* f : {"bh", "x1h", "x1l", "x2h", "x2l"}) l.add(f, 16, C(M(1), M(2), 1));  // B, B >> 1, B >> 2
   l.add("bl", 16, C(M(1), M(3), 1));
   // L2's reads: operands a, b, c (words) and the guard (nibble 0) of each lane.
-  for (int lane = 0; lane < kLanes; ++lane)  // ra0 and ra1: cleared where L9 and L10 have units
-    l.add("ra" + std::to_string(lane), 128, lane < 2 ? C(A(2), M(9 + lane), 8) : B(A(2)));
-  for (const char* port : {"rb", "rc"})
-    for (int lane = 0; lane < kLanes; ++lane) l.add(port + std::to_string(lane), 128, B(A(2)));
+  for (const char* port : {"ra", "rb", "rc"})  // the lane ops read them last: rb in L7 (mw), ra and rc in L6
+    for (int lane = 0; lane < kLanes; ++lane)  // (ra is cleared in L7, where there are units)
+      l.add(port + std::to_string(lane), 128, C(A(2), port[1] == 'c' ? M(6) : M(7), 8));
   for (int lane = 0; lane < kLanes; ++lane)  // cleared by L3, after host::check_launch decodes them
     l.add("rg" + std::to_string(lane), 16, C(A(2), M(3), 1));
   // L2's MLP: lane control (stage_control.cpp).
@@ -109,7 +108,7 @@ void state_fields(Layout& l) {
     l.add("cmpl" + std::to_string(k), 3, C(M(2), M(5), 1));
   }
   // L3's reads and MLP: barrier parity, liveness, flags (stage_lanes.cpp).
-  for (int c = 0; c < kMaxCtas; ++c) l.add("par" + std::to_string(c), 2, C(A(3), M(9), 1));
+  for (int c = 0; c < kMaxCtas; ++c) l.add("par" + std::to_string(c), 2, C(A(3), M(6), 1));
   for (int w = 0; w < kWarps; ++w)
     for (int lane = 0; lane < kLanes; ++lane)
       l.add("live" + std::to_string(w) + std::to_string(lane), 3, C(M(3), M(5), 1));
@@ -120,51 +119,47 @@ void state_fields(Layout& l) {
 // The scheduler (stage_sched.cpp).
 void scheduler_fields(Layout& l) {
   l.add("lastw", kWarps, C(A(0), M(5), 1));  // L0: the last warp that ran
-  const int ls_cleared[] = {M(9), M(10), M(10)};  // where L9 and L10 have units; the rest never
-  for (int w = 0; w < kWarps; ++w)  // L4: lane status rows
-    for (int lane = 0; lane < kLanes; ++lane) {
-      const int k = kLanes * w + lane;
-      l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode,
-            k < 3 ? C(A(4), ls_cleared[k], 4) : B(A(4)));
-    }
+  for (int w = 0; w < kWarps; ++w)  // L4: lane status rows (read last by L6's MLP)
+    for (int lane = 0; lane < kLanes; ++lane)
+      l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode, C(A(4), M(6), 4));
   for (int w = 0; w < kWarps; ++w)  // L4 MLP: 0 runnable, 1 waiting, 2 finished
     for (int lane = 0; lane < kLanes; ++lane)
-      l.add("rs" + std::to_string(w) + std::to_string(lane), 3, w < 2 ? C(M(4), M(9), 1) : B(M(4)));
-  l.add("wmore", 2, C(M(4), M(9), 1));  // 0: another wave follows
+      l.add("rs" + std::to_string(w) + std::to_string(lane), 3, C(M(4), M(6), 1));
+  l.add("wmore", 2, C(M(4), M(6), 1));  // 0: another wave follows
   l.add("nk_hi", 16, H(B(M(4))));  // the wave k + 1
   l.add("nk_lo", 16, H(B(M(4))));
   l.add("nw", kWarps + 1, H(B(M(5))));  // L5 MLP: the next warp, kWarps = none
   for (int c = 0; c < kMaxCtas; ++c)  // 0: slot c releases
-    l.add("rel" + std::to_string(c), 2, c == 0 ? C(M(5), M(10), 1) : B(M(5)));
-  for (int lane = 0; lane < kLanes; ++lane) {  // L9 MLP: warp nw's lanes' PCs (16, 8: not runnable)
-    l.add("ch" + std::to_string(lane), 17, B(M(9)));
-    l.add("cl" + std::to_string(lane), 9, B(M(9)));
+    l.add("rel" + std::to_string(c), 2, C(M(5), M(6), 1));
+  for (int lane = 0; lane < kLanes; ++lane) {  // L6 MLP: warp nw's lanes' PCs (16, 8: not runnable)
+    l.add("ch" + std::to_string(lane), 17, B(M(6)));
+    l.add("cl" + std::to_string(lane), 9, B(M(6)));
   }
-  l.add("bar", kMaxCtas + 1, H(B(M(9))));  // the first released slot, kMaxCtas = none
-  l.add("barq", 3, H(B(M(9))));            // its new parity, 2 = none
-  l.add("sfam", 4, B(M(9)));            // kSchedBar, kSchedSched, kSchedWave, kSchedEnd
-  for (int i = 0; i < kLanes; ++i)  // L10 MLP: lane i's PC against lane j's: <, =, >
-    for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3, B(M(10)));
-  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2, H(B(M(11))));  // L11 MLP: 0 in the mask
-  l.add("mhi", 16, H(B(M(11))));  // the min PC / 8, % 8
-  l.add("mlo", 8, H(B(M(11))));
+  l.add("bar", kMaxCtas + 1, H(B(M(6))));  // the first released slot, kMaxCtas = none
+  l.add("barq", 3, H(B(M(6))));            // its new parity, 2 = none
+  l.add("sfam", 4, B(M(6)));            // kSchedBar, kSchedSched, kSchedWave, kSchedEnd
+  for (int i = 0; i < kLanes; ++i)  // L12 MLP: lane i's PC against lane j's: <, =, >
+    for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3, B(M(12)));
+  for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2, H(B(M(13))));  // L13 MLP: 0 in the mask
+  l.add("mhi", 16, H(B(M(13))));  // the min PC / 8, % 8
+  l.add("mlo", 8, H(B(M(13))));
 }
 
 // The word memory gets, the next record's lane and its operands (stage_operands.cpp).
 void operand_fields(Layout& l) {
-  l.add("mw", 128, B(M(8)));  // L8 MLP: the word memory gets (st: the lane's operand b, else wb_word)
+  l.add("mw", 128, B(M(7)));  // L7 MLP: the word memory gets (st: the lane's operand b, else wb_word)
   l.add("opf", 2 * kOpSetCount, B(M(4)));  // L4 MLP: per op set (kOpSets), 0 the op is in it, 1 not
   // The next record's lane and its operands (stage_operands.cpp).
   l.add("nl", kLanes + 1, H(B(M(3))));  // L3 MLP: kLanes = none
   l.add("wbase", 4, C(M(2), M(3), 1));  // L2 MLP: the step's warp % warps per CUDA block
   l.add("cta", 32, C(M(2), M(5), 2));   // L2 MLP: the step's CUDA block (slot + k cpw): lo | hi
-  l.add("cq1", 16, C(M(3), M(8), 1));   // L3 MLP: cta's hi nibble / gx, % gx (gx <= 16)
+  l.add("cq1", 16, C(M(3), M(7), 1));   // L3 MLP: cta's hi nibble / gx, % gx (gx <= 16)
   l.add("cr1", 16, C(M(3), M(5), 1));
-  l.add("ctx", 32, C(M(4), M(8), 2));   // L4 MLP: %ctaid.x: lo | hi
-  l.add("cq2", 16, C(M(4), M(8), 1));   // %ctaid.y's lo nibble (its hi is cq1)
+  l.add("ctx", 32, C(M(4), M(7), 2));   // L4 MLP: %ctaid.x: lo | hi
+  l.add("cq2", 16, C(M(4), M(7), 1));   // %ctaid.y's lo nibble (its hi is cq1)
   for (int lane = 0; lane < kLanes; ++lane) {  // L3 MLP: each lane's %tid.x, %tid.y
-    l.add("tidx" + std::to_string(lane), 16, B(M(3)));
-    l.add("tidy" + std::to_string(lane), 16, B(M(3)));
+    l.add("tidx" + std::to_string(lane), 16, C(M(3), M(7), 1));
+    l.add("tidy" + std::to_string(lane), 16, C(M(3), M(7), 1));
   }
   l.add("tidx", 16, C(M(4), M(5), 1));  // L4 MLP: lane nl's %tid.x, %tid.y
   l.add("tidy", 16, C(M(4), M(5), 1));
@@ -174,63 +169,63 @@ void operand_fields(Layout& l) {
 // The multiplier (stage_mul.cpp): each layer clears the codes of the one before.
 void multiplier_fields(Layout& l) {
   auto by_mul = [](int born, int cleared, int hots) { return Life{born, cleared, hots, true}; };
-  l.add("plo", 16 * kMulPairs, by_mul(M(6), M(7), kMulPairs));  // L6 MLP: products, low nibble
-  l.add("phi", kMulHiValues * kMulPairs, by_mul(M(6), M(7), kMulPairs));  // high nibble
-  l.add("pbt", 8 * 10 * 2, by_mul(M(6), M(7), 8 * 10));  // column 7's bit products: on, off
-  l.add("cam", 7 * 16, by_mul(M(7), M(8), 7));  // L7 MLP: A_k mod 16, / 16
-  l.add("cad", 7 * 8, by_mul(M(7), M(8), 7));
-  l.add("cbm", 7 * 16, by_mul(M(7), M(8), 7));  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
-  l.add("cbd", 6 * 8, by_mul(M(7), M(8), 6));
-  l.add("chm", 4 * 16, by_mul(M(7), M(8), 4));  // column 7's chunks mod 16
-  l.add("em", 8 * 16, B(M(8)));  // L8 MLP: E_k mod 16, / 16 (k <= 6)
-  l.add("ed", 7 * 4, B(M(8)));
+  l.add("plo", 16 * kMulPairs, by_mul(M(8), M(9), kMulPairs));  // L8 MLP: products, low nibble
+  l.add("phi", kMulHiValues * kMulPairs, by_mul(M(8), M(9), kMulPairs));  // high nibble
+  l.add("pbt", 8 * 10 * 2, by_mul(M(8), M(9), 8 * 10));  // column 7's bit products: on, off
+  l.add("cam", 7 * 16, by_mul(M(9), M(10), 7));  // L9 MLP: A_k mod 16, / 16
+  l.add("cad", 7 * 8, by_mul(M(9), M(10), 7));
+  l.add("cbm", 7 * 16, by_mul(M(9), M(10), 7));  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
+  l.add("cbd", 6 * 8, by_mul(M(9), M(10), 6));
+  l.add("chm", 4 * 16, by_mul(M(9), M(10), 4));  // column 7's chunks mod 16
+  l.add("em", 8 * 16, C(M(10), M(11), 8));  // L10 MLP: E_k mod 16, / 16 (k <= 6)
+  l.add("ed", 7 * 4, C(M(10), M(11), 7));
 }
 
 // The ALU and the emit stage (stage_alu.cpp, stage_emit.cpp).
 void execute_fields(Layout& l) {
-  l.add("une", kLanes * 3 * 8 * 2, B(M(9)));  // L9 MLP: lane, port, nibble: 0 equal to lane nl's, 1 differs
-  l.add("as", 8 * 16, B(M(9)));   // L9 MLP: the adder's nibble sums mod 16
-  l.add("acl", 8 * 3, B(M(9)));   // and their classes: kill, propagate, generate
-  l.add("uni", 2, B(M(10)));      // L10 MLP: 0 every effective lane reads lane nl's operands
-  l.add("car", 7 * 2, B(M(10)));  // the carry into nibbles 1..7: 0 no, 1 yes
-  l.add("sum", 128, H(B(M(11))));    // L11 MLP: the adder's word
-  l.add("etag", 2 * kLanes, H(B(M(11))));  // the value record's tag: lane in/out
-  l.add("mr", 128, B(A(12)));     // L12: the word a ld reads (the null slot's 0 otherwise)
-  l.add("res", 128, H(B(M(12))));    // L12 MLP: lane nl's result
-  l.add("fits", 2, H(B(M(12))));     // 0: res is a one-token value
-  l.add("ef", kEmitFamilies, H(B(M(12))));  // the record family emitted next
+  l.add("une", kLanes * 3 * 8 * 2, C(M(6), M(7), kLanes * 3 * 8));  // L6 MLP: lane, port, nibble: 0 equal to lane nl's, 1 differs
+  l.add("as", 8 * 16, C(M(11), M(13), 8));  // L11 MLP: the adder's nibble sums mod 16
+  l.add("acl", 8 * 3, C(M(11), M(12), 8));  // and their classes: kill, propagate, generate
+  l.add("uni", 2, B(M(7)));       // L7 MLP: 0 every effective lane reads lane nl's operands
+  l.add("car", 7 * 2, C(M(12), M(13), 7));  // L12 MLP: the carry into nibbles 1..7: 0 no, 1 yes
+  l.add("sum", 128, H(B(M(13))));    // L13 MLP: the adder's word
+  l.add("etag", 2 * kLanes, H(B(M(13))));  // the value record's tag: lane in/out
+  l.add("mr", 128, B(A(14)));     // L14: the word a ld reads (the null slot's 0 otherwise)
+  l.add("res", 128, H(B(M(14))));    // L14 MLP: lane nl's result
+  l.add("fits", 2, H(B(M(14))));     // 0: res is a one-token value
+  l.add("ef", kEmitFamilies, H(B(M(14))));  // the record family emitted next
   // The predicate ops, per lane (stage_pred.cpp).
   for (int lane = 0; lane < kLanes; ++lane) {
     const std::string s = std::to_string(lane);
-    l.add("cmpn" + s, 8 * 3, B(M(9)));  // L9 MLP: a against b per nibble: lt, eq, gt
-    l.add("cms" + s, 3, B(M(9)));       // the top nibble, signed
-    l.add("pl" + s, 2, B(M(9)));        // predicate logic: 0 true, 1 false
-    l.add("cu" + s, 3, B(M(10)));       // L10 MLP: a against b, unsigned: lt, eq, gt
-    l.add("cs" + s, 3, B(M(10)));       // signed
-    l.add("pb" + s, 2, H(B(M(11))));       // L11 MLP: the pred record's bit: 0 set, 1 clear
+    l.add("cmpn" + s, 8 * 3, C(M(6), M(7), 8));  // L6 MLP: a against b per nibble: lt, eq, gt
+    l.add("cms" + s, 3, C(M(6), M(7), 1));       // the top nibble, signed
+    l.add("pl" + s, 2, B(M(6)));        // predicate logic: 0 true, 1 false
+    l.add("cu" + s, 3, B(M(7)));        // L7 MLP: a against b, unsigned: lt, eq, gt
+    l.add("cs" + s, 3, B(M(7)));        // signed
+    l.add("pb" + s, 2, H(B(M(13))));    // L13 MLP: the pred record's bit: 0 set, 1 clear
   }
   // The logic ops and min / max (stage_select.cpp).
-  l.add("lbit", 8 * 4 * 2, B(M(9)));  // L9 MLP: per nibble and bit: 0 on, 1 off
-  l.add("lg", 128, B(M(10)));         // L10 MLP: the logic op's word
-  l.add("pka", 2, B(M(11)));          // L11 MLP: min / max take 0 a, 1 b
-  l.add("sa", 33, B(M(9)));           // L9 MLP: the shift amount (32: 32 or more)
-  l.add("sbit", 32 * 2, B(M(11)));    // L11 MLP: the shifted word's bits: 0 on, 1 off
+  l.add("lbit", 8 * 4 * 2, B(M(11)));  // L11 MLP: per nibble and bit: 0 on, 1 off
+  l.add("lg", 128, B(M(12)));         // L12 MLP: the logic op's word
+  l.add("pka", 2, B(M(13)));          // L13 MLP: min / max take 0 a, 1 b
+  l.add("sa", 33, B(M(11)));          // L11 MLP: the shift amount (32: 32 or more)
+  l.add("sbit", 32 * 2, B(M(13)));    // L13 MLP: the shifted word's bits: 0 on, 1 off
   // An atomic's update at the token that consumes lane j's old word (stage_atomic.cpp).
-  l.add("xat", 2, B(M(7)));          // L7 MLP: 0 the token consumes an atomic's old word
-  l.add("jb", 128, B(M(7)));         // lane j's operand b (the word 0 when xat is 1)
-  l.add("ja", 16 * 3, C(M(7), M(8), 3));  // nibbles 0..2 of lane j's base
-  l.add("xs", 8 * 16, B(M(8)));      // L8 MLP: old + b per nibble mod 16, and the class
-  l.add("xcl", 8 * 3, B(M(8)));
-  l.add("ys", 3 * 16, B(M(8)));      // ja + imm per nibble mod 16, and the class
-  l.add("ycl", 3 * 3, B(M(8)));
-  l.add("xcar", 7 * 2, B(M(9)));     // L9 MLP: carries into nibbles 1..7 of old + b, 1..2 of the address
-  l.add("ycar", 2 * 2, B(M(9)));
-  l.add("xw", 17 + 9, B(M(10)));     // L10 MLP: the address / 4: / 8 (16 none) | % 8 (8 none)
-  l.add("xc", 8 * 3, B(M(8)));       // L8 MLP: old against b per nibble: lt, eq, gt
-  l.add("xcs", 3, B(M(8)));          // the top nibble, signed
-  l.add("xcu", 3, B(M(9)));          // L9 MLP: old against b, unsigned: lt, eq, gt
-  l.add("xcg", 3, B(M(9)));          // signed
-  l.add("xpk", 3, B(M(10)));         // L10 MLP: min / max, cas keep 0 old, 1 b, 2 c
+  l.add("xat", 2, B(M(6)));          // L6 MLP: 0 the token consumes an atomic's old word
+  l.add("jb", 128, B(M(6)));         // lane j's operand b (the word 0 when xat is 1)
+  l.add("ja", 16 * 3, C(M(6), M(7), 3));  // nibbles 0..2 of lane j's base
+  l.add("xs", 8 * 16, C(M(7), M(12), 8));  // L7 MLP: old + b per nibble mod 16, and the class
+  l.add("xcl", 8 * 3, C(M(7), M(11), 8));
+  l.add("ys", 3 * 16, C(M(7), M(12), 3));  // ja + imm per nibble mod 16, and the class
+  l.add("ycl", 3 * 3, C(M(7), M(11), 3));
+  l.add("xcar", 7 * 2, C(M(11), M(12), 7));  // L11 MLP: carries into nibbles 1..7 of old + b, 1..2 of the address
+  l.add("ycar", 2 * 2, C(M(11), M(12), 2));
+  l.add("xw", 17 + 9, B(M(12)));     // L12 MLP: the address / 4: / 8 (16 none) | % 8 (8 none)
+  l.add("xc", 8 * 3, C(M(7), M(11), 8));  // L7 MLP: old against b per nibble: lt, eq, gt
+  l.add("xcs", 3, C(M(7), M(11), 1));     // the top nibble, signed
+  l.add("xcu", 3, C(M(11), M(12), 1));    // L11 MLP: old against b, unsigned: lt, eq, gt
+  l.add("xcg", 3, C(M(11), M(12), 1));    // signed
+  l.add("xpk", 3, B(M(12)));         // L12 MLP: min / max, cas keep 0 old, 1 b, 2 c
   l.add("jc", 128, B(M(4)));         // L4 MLP (nibbles 0..3), L6 MLP (4..7): lane j's operand c (cas)
 }
 
@@ -278,13 +273,15 @@ std::vector<int> machine_hots() {
       kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount + 4,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf; jc's low half
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 2 * kMulPairs + 8 * 10 + 4,      // L6 MLP: plo, phi, pbt; jc's high half
-      0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10) + 1 + 8 + 3,  // L7 MLP: cam, cad, cbm, cbd, chm; L6's cleared; xat, jb, ja
-      0, 8 + 7 - (7 + 7 + 7 + 6 + 4) + 8 + 8 + 8 + 3 + 3 + 8 + 1,  // L8 MLP: em, ed; L7's cleared; mw; xs, xcl, ys, ycl; xc, xcs
-      0, 2 * kLanes + 3 + 96 + 16 + 10 * kLanes + 32 + 1 + 7 + 2 + 2,  // L9 MLP: ch, cl, bar, barq, sfam; une, as, acl; cmpn, cms, pl; lbit, sa; xcar, ycar; xcu, xcg
-      0, 6 + 1 + 7 + 2 * kLanes + 8 + 2 + 1,  // L10 MLP: cmp; uni, car; cu, cs; lg; xw, xpk
-      0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L11 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
-      8, 8 + 1 + 1,                       // L12: mr; MLP: res, fits, ef
+      0, 10 * kLanes + 96 + 4 + 2 * kLanes + 3 + 1 + 8 + 3,  // L6 MLP: cmpn, cms, pl; une; jc's high half; ch, cl, bar, barq, sfam; xat, jb, ja
+      0, 8 + 1 + 2 * kLanes + 8 + 8 + 3 + 3 + 8 + 1,  // L7 MLP: mw; uni; cu, cs; xs, xcl, ys, ycl; xc, xcs
+      0, 2 * kMulPairs + 8 * 10,          // L8 MLP: plo, phi, pbt
+      0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10),  // L9 MLP: cam, cad, cbm, cbd, chm; L8's cleared
+      0, 8 + 7 - (7 + 7 + 7 + 6 + 4),     // L10 MLP: em, ed; L9's cleared
+      0, 16 + 32 + 1 + 7 + 2 + 2,         // L11 MLP: as, acl; lbit, sa; xcar, ycar; xcu, xcg
+      0, 6 + 7 + 8 + 2 + 1,               // L12 MLP: cmp; car; lg; xw, xpk
+      0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L13 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
+      8, 8 + 1 + 1,                       // L14: mr; MLP: res, fits, ef
   };
   std::vector<int> h = {kEmbedHots + kHeadHots};
   for (int a : adds) h.push_back(h.back() + a);
@@ -299,9 +296,9 @@ engine::Config machine_config() {
   engine::Config c;
   // The fields' placement (machine_layout(): 4,764 dims; 8,321 if every field had dims of
   // its own; 7,808 before issue 24), rounded up to 32 (the engine's bf16 vector width).
-  c.hidden_size = 4768;
-  c.num_hidden_layers = 13;
-  c.layer_types = std::vector<std::string>(13, "linear_attention");
+  c.hidden_size = 3552;
+  c.num_hidden_layers = 15;
+  c.layer_types = std::vector<std::string>(15, "linear_attention");
   c.layer_types[5] = "full_attention";
   // Qwen3.5-2B's MLP width, which the construction fills: two units per rule or step, one
   // per cleared dim (build_clears uses what L0-L10 have left; L4, L9 and L10 are full).

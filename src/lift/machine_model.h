@@ -25,24 +25,29 @@
 //   L4  GDN   lane status: 16 heads (warp x lane): PC, finished, barrier flag, written by
 //             `begin`, `run`, `wave` (every lane) and `sched` (the lanes of its mask), read
 //             at every token
-//   L4, L5, L9-L11 MLP the scheduler: runnable lanes, barrier release, the next warp round-robin,
-//             its min-PC lanes, another wave or the end (stage_sched.cpp); its record is
-//             in the residual after L11 (sfam, bar, barq, nw, mhi, mlo, smk, nk)
+//   L4, L5, L6, L12, L13 MLP the scheduler: runnable lanes, barrier release, the next warp
+//             round-robin, its lanes' PCs, their compares, its min-PC lanes, another wave
+//             or the end (stage_sched.cpp); its record is in the residual after L13 (sfam,
+//             bar, barq, nw, mhi, mlo, smk, nk)
 //   L3  MLP   also nl: the lane of the step's next value or `st` record (stage_operands.cpp)
 //   L5  attn  a no-op (o_proj = 0): llama.cpp under node-llama-cpp needs one attention layer
 //   L5  MLP   also oa, ob, oc: lane nl's operands (register, immediate or special)
-//   L4  MLP   also the word memory gets: at `st` the lane's operand b, else wb_word (mw);
-//             lane nl's %tid.x, %tid.y
-//   L6-L8 MLP the multiplier for lane nl (stage_mul.cpp: nibble products, column sums,
+//   L4  MLP   also lane nl's %tid.x, %tid.y
+//   L6-L7 MLP the lane ops: every reader of the 16 register reads and lane status rows, so
+//             both are cleared there (issue 24: they held 1,900 dims to L9): every lane's
+//             compares and predicate logic (stage_pred.cpp), the uniform-operand check
+//             (stage_alu.cpp), the scheduler's lane PCs, an atomic's lane j operands and
+//             the first half of its update (stage_atomic.cpp), the word memory gets: at
+//             `st` the lane's operand b, else wb_word (mw); mixers unused
+//   L8-L10 MLP the multiplier for lane nl (stage_mul.cpp: nibble products, column sums,
 //             digits; mul.lo and mad.lo), whose adder is the ALU's; mixers unused
-//   L9-L11 MLP the ALU for lane nl (stage_alu.cpp: the uniform-operand check, the adder,
-//             the value record's tag; stage_select.cpp: logic ops, shifts, min / max) and
-//             every lane's compares and predicate logic (stage_pred.cpp); also the
-//             scheduler's last three MLPs; mixers unused
-//   L12 GDN   0 global memory (126 words, the null slot 126): image values and `st`
+//   L11-L13 MLP the ALU for lane nl (stage_alu.cpp: the adder, the value record's tag;
+//             stage_select.cpp: logic ops, shifts, min / max), the predicate record's bits,
+//             an atomic's update; also the scheduler's last two MLPs; mixers unused
+//   L14 GDN   0 global memory (126 words, the null slot 126): image values and `st`
 //             records write it, a `ld` reads lane nl's word; the host reads the arrays
 //             out of it
-//   L12 MLP   the emit: lane nl's result, whether it fits one token, the record family;
+//   L14 MLP   the emit: lane nl's result, whether it fits one token, the record family;
 //             the LM head scores every token by its matching fields (stage_emit.cpp)
 //
 // docs/design.md §3 has the layer table, what is next and the exactness argument.
@@ -75,7 +80,7 @@ constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1)
 
 // Memory sits after the operand reads, so `st` can write the lane's operand b, and after
 // the adder, so `ld` reads at lane nl's address.
-inline constexpr int kMemoryLayer = 12;
+inline constexpr int kMemoryLayer = 14;
 inline constexpr int kMemoryHead = 0;
 inline constexpr int kRomLayer = 1;
 // ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
@@ -97,12 +102,16 @@ constexpr int lane_head(int warp, int lane) { return 4 * warp + lane; }
 // (+ 0, + 1); 4 pad channels after it.
 inline constexpr int kLanePcHi = 0, kLanePcLo = 16, kLaneFinished = 24, kLaneFlag = 26, kLaneStatusCode = 28;
 
-// The scheduler's MLPs are layers sched_layer(0..4): L4 and L5, then, past the multiplier,
-// L9-L11 beside the ALU; its record is read after kSchedLast: sfam says which record
+// The lane ops (L6, L7): every reader of the register reads and the lane status rows,
+// which they clear, so neither holds its dims past L7 (issue 24).
+inline constexpr int kLaneOpsLayer = 6;
+// The scheduler's MLPs are layers sched_layer(0..4): L4 and L5, L6 among the lane ops
+// (the chosen warp's lanes' PCs, from the status rows), then, past the multiplier, L12
+// and L13 beside the ALU; its record is read after kSchedLast: sfam says which record
 // (kSched*), the other fields its values.
 inline constexpr int kSchedLayer = 4;
 inline constexpr int kSchedLayers = 5;
-constexpr int sched_layer(int k) { return k < 2 ? kSchedLayer + k : 9 + k - 2; }
+constexpr int sched_layer(int k) { return k < 2 ? kSchedLayer + k : k == 2 ? kLaneOpsLayer : 12 + k - 3; }
 inline constexpr int kSchedLast = sched_layer(kSchedLayers - 1);
 inline constexpr int kSchedBar = 0, kSchedSched = 1, kSchedWave = 2, kSchedEnd = 3;
 
@@ -112,11 +121,12 @@ inline constexpr int kOperandLayer = 5;
 
 // The ALU's MLPs are layers kAluLayer .. kAluLayer + 2 (stage_alu.cpp); the emit stage's
 // is kEmitLayer, whose ef field names the record family emitted next (kEmit*).
-inline constexpr int kAluLayer = 9;
-inline constexpr int kEmitLayer = 12;
+inline constexpr int kAluLayer = 11;
+inline constexpr int kEmitLayer = 14;
+static_assert(sched_layer(3) == kAluLayer + 1 && kSchedLast == kAluLayer + 2);
 // The multiplier's MLPs are layers kMulLayer .. kMulLayer + 2 (stage_mul.cpp), before the
 // ALU's, whose adder finishes the product.
-inline constexpr int kMulLayer = 6;
+inline constexpr int kMulLayer = 8;
 inline constexpr int kEmitValue = 0, kEmitMid1 = 1, kEmitMid2 = 2, kEmitTail = 3, kEmitPred = 4, kEmitBr = 5,
                      kEmitSt = 6, kEmitBar = 7, kEmitSched = 8, kEmitWave = 9, kEmitEnd = 10, kEmitFamilies = 11;
 

@@ -228,11 +228,13 @@ void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles) {
 }
 
 void build_alu(Net& n) {
+  Mlp lanes(n, kLaneOpsLayer);
+  uniform_rules(n, lanes);
+  Mlp all(n, kLaneOpsLayer + 1);
+  uniform_and(n, all);
   Mlp first(n, kAluLayer);
-  uniform_rules(n, first);
   adder_first_half(n, first);
   Mlp second(n, kAluLayer + 1);
-  uniform_and(n, second);
   carry_rules(n, second);
   Mlp third(n, kAluLayer + 2);
   adder_second_half(n, third);

@@ -220,11 +220,10 @@ void keep_word(Net& n, Mlp& m) {
 void build_atomics(Net& n) {
   Mlp low(n, kSchedLayer);
   select_c(n, low, 0);
-  Mlp high(n, kMulLayer);
-  select_c(n, high, 4);
-  Mlp select(n, kMulLayer + 1);
+  Mlp select(n, kLaneOpsLayer);
+  select_c(n, select, 4);
   select_rules(n, select);
-  Mlp first(n, kMulLayer + 2);
+  Mlp first(n, kLaneOpsLayer + 1);
   digits(n, first, "xs", "xcl", 8, "wb_word", "jb", {n.dim("xat", 1), op_veto(n, "atom.add")[0]});
   digits(n, first, "ys", "ycl", kAddrNibbles, "ja", "f_imm", {n.dim("xat", 1)});
   compare_nibbles(n, first);

@@ -339,7 +339,7 @@ void build_operands(Net& n) {
   cta_divide_low(n, pick);
   Mlp ops(n, kOperandLayer);
   operand_rules(n, ops);
-  Mlp memory(n, kMulLayer + 2);
+  Mlp memory(n, kLaneOpsLayer + 1);
   memory_word_rules(n, memory);
 }
 

@@ -199,7 +199,7 @@ void bit_rules(Net& n, Mlp& m, int lane) {
 }  // namespace
 
 void build_predicates(Net& n) {
-  Mlp first(n, kAluLayer), second(n, kAluLayer + 1), third(n, kAluLayer + 2);
+  Mlp first(n, kLaneOpsLayer), second(n, kLaneOpsLayer + 1), third(n, kAluLayer + 2);
   for (int lane = 0; lane < kLanes; ++lane) {
     compare_steps(n, first, lane);
     logic_steps(n, first, lane);
