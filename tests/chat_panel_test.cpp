@@ -58,11 +58,11 @@ TEST(ChatPanel, RendersASmallLaunchExactly) {
       " > b1   st [r0+8], r2",
       "   b2   exit",
       "-- pipeline: the pass that consumed record #12 ---------------------------------------------------",
-      " write-back L0-L4,L12 step; PCs of w0 lanes {0,1}",
+      " write-back L0-L4,L14 step; PCs of w0 lanes {0,1}",
       " fetch      L0-L1     ROM b1: st [r0+8], r2",
       " read       L2-L5     w0 lanes {0,1}: r0 r2  l0=0,0  l1=1,11",
-      " execute    L4-L11    st for the next lane (multiplier L6-L8, ALU L9-L11); scheduler alongside",
-      " emit       L12+head  record #13 (body of st or the next step)",
+      " execute    L4-L13    st for the next lane (lane ops L6-L7, mul L8-L10, ALU L11-L13); scheduler too",
+      " emit       L14+head  record #13 (body of st or the next step)",
       "-- register file (signed; - never written) -------------------------------------------------------",
       "  lane    p0-3  r0  r1  r2  r3  r4  r5  r6  r7  r8  r9 r10 r11 r12 r13 r14",
       "  w0 l0   -1--   0   0   0   -   -   -   -   -   -   -   -   -   -   -   -",
@@ -128,7 +128,7 @@ TEST(ChatPanel, BeforeTheFirstStep) {
   const std::vector<std::string> lines = render_panel(s, 98);
   EXPECT_EQ(lines[2], " step: none yet");
   EXPECT_EQ(lines[10], "   b0   add r2, r0, r1");
-  EXPECT_EQ(lines[14], " write-back L0-L4,L12 the prompt: ROM, memory, launch header, lane status");
+  EXPECT_EQ(lines[14], " write-back L0-L4,L14 the prompt: ROM, memory, launch header, lane status");
   EXPECT_EQ(lines[15], " fetch      L0-L1     no step yet");
 }
 

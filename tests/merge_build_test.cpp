@@ -176,7 +176,7 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   engine::TinySpec spec = test_util::gpu_shaped_spec("LF");  // tied, text layout
   engine::write_tiny_model(tmp / "base", spec);
   merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.dtype = engine::DType::f32});
-  EXPECT_EQ(r.plan.merged.num_hidden_layers, 15);
+  EXPECT_EQ(r.plan.merged.num_hidden_layers, 17);
   EXPECT_EQ(r.plan.merged.hidden_size, 64 + lift::machine_config().hidden_size);
   EXPECT_FALSE(r.multimodal);
 

@@ -239,7 +239,7 @@ TEST(Hub, BuildFromTheHubThenCheck) {
   const test_util::Result b =
       test_util::qgpu_env(env, fmt::format("build --base tiny/qwen35-gpu-shaped --out {}", tmp / "merged"));
   ASSERT_EQ(b.status, 0) << b.err;
-  EXPECT_NE(b.out.find("15 layers (13 GPU"), std::string::npos) << b.out;
+  EXPECT_NE(b.out.find("17 layers (15 GPU"), std::string::npos) << b.out;
   EXPECT_NE(b.err.find("downloading tiny/qwen35-gpu-shaped"), std::string::npos) << b.err;
   const test_util::Result c = test_util::qgpu(fmt::format("check {} {} --tokens 4 --kernel {}/kernels/vecadd.cu --json",
                                                           tmp / "repo", tmp / "merged", QGPU_SOURCE_DIR));

@@ -49,6 +49,17 @@ std::optional<int64_t> word(std::span<const float> x, const lift::Field& f) {
   return w;
 }
 
+// A word of 32 dual-rail bits (lift::bit_dim: on at 2 i, off at 2 i + 1): the register reads.
+std::optional<int64_t> bit_word(std::span<const float> x, const lift::Field& f) {
+  uint32_t w = 0;
+  for (int i = 0; i < 32; ++i) {
+    std::optional<int64_t> rail = hot(x, f, lift::bit_dim(i, true), 2);
+    if (!rail) return std::nullopt;
+    if (*rail == 0) w |= 1u << i;
+  }
+  return w;
+}
+
 Rec held_step(const MachineState& s) {
   return s.step.kind == Tok::kSched ? s.step : Rec{Tok::kSched, 0, lift::kNullBlock, 0};
 }
@@ -166,7 +177,7 @@ Found compare_operands(const lift::Layout& l, const MachineState& st, std::span<
       return lane_value(st.lane[step.x][lane], code);
     };
     for (auto [port, code] : ports) {
-      std::optional<int64_t> got = word(x, l[port + std::to_string(lane)]);
+      std::optional<int64_t> got = bit_word(x, l[port + std::to_string(lane)]);
       std::optional<uint32_t> w = want(code);
       std::string field = fmt::format("lane {} operand {}", lane, port + 1);
       if (!got || (w && *w != *got)) return differ(L, field, w ? std::optional<int64_t>(*w) : std::nullopt, got);

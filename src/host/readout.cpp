@@ -42,6 +42,15 @@ int one_hot(const std::vector<float>& row, int first, int n, float peak, const s
 
 float peak_of(const std::vector<float>& row) { return *std::max_element(row.begin(), row.end()); }
 
+// A word of 32 dual-rail bits (the register file's ports a, b, c: lift::bit_dim).
+uint32_t decode_bits(const std::vector<float>& row, const std::string& what) {
+  uint32_t word = 0;
+  float peak = peak_of(row);
+  for (int i = 0; i < 32; ++i)
+    if (one_hot(row, lift::bit_dim(i, true), 2, peak, fmt::format("{} bit {}", what, i)) == 0) word |= 1u << i;
+  return word;
+}
+
 uint32_t decode_word(const std::vector<float>& row, const std::string& what) {
   uint32_t word = 0;
   float peak = peak_of(row);
@@ -117,7 +126,7 @@ std::optional<uint32_t> read_register(const engine::Model& m, const engine::Stat
     std::vector<float> row = state_row(m, s, lift::kRegisterLayer, lift::register_head(port, lane),
                                        lift::register_slot(warp, code));
     std::optional<uint32_t> v;
-    if (!all_zero(row)) v = decode_word(row, what);
+    if (!all_zero(row)) v = port == 3 ? decode_word(row, what) : decode_bits(row, what);
     if (port == 0) first = v;
     else if (v != first) fail("{}: the replicas disagree ({} in port 0)", what, first ? fmt::to_string(*first) : "unwritten");
   }

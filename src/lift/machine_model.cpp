@@ -80,7 +80,7 @@ void state_fields(Layout& l) {
   l.add("f_op", 64, B(A(1)));      // op + 1, 0 = empty block
   l.add("f_guard", 9, C(A(1), M(2), 1));
   l.add("f_d", 32, C(A(1), M(2), 1));
-  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), f[2] == 'b' ? M(7) : M(6), 1));  // mw (L7) reads f_b
+  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), f[2] == 'c' ? M(6) : M(7), 1));  // the compares, mw (L7) read f_a, f_b
   l.add("f_imm", 128, C(A(1), M(11), 8));
   // L1's reads and MLP: the launch (stage_launch.cpp).
   for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(1), M(7), 2));  // hi 16 | lo 16
@@ -89,9 +89,9 @@ void state_fields(Layout& l) {
   for (const char* f : {"bh", "x1h", "x1l", "x2h", "x2l"}) l.add(f, 16, C(M(1), M(2), 1));  // B, B >> 1, B >> 2
   l.add("bl", 16, C(M(1), M(3), 1));
   // L2's reads: operands a, b, c (words) and the guard (nibble 0) of each lane.
-  for (const char* port : {"ra", "rb", "rc"})  // the lane ops read them last: rb in L7 (mw), ra and rc in L6
-    for (int lane = 0; lane < kLanes; ++lane)  // (ra is cleared in L7, where there are units)
-      l.add(port + std::to_string(lane), 128, C(A(2), port[1] == 'c' ? M(6) : M(7), 8));
+  for (const char* port : {"ra", "rb", "rc"})  // the lane ops read them last: rc in L6, ra and rb in L7
+    for (int lane = 0; lane < kLanes; ++lane)   // (the compares, mw)
+      l.add(port + std::to_string(lane), kBitWord, C(A(2), port[1] == 'c' ? M(6) : M(7), 32));  // dual-rail bits
   for (int lane = 0; lane < kLanes; ++lane)  // cleared by L3, after host::check_launch decodes them
     l.add("rg" + std::to_string(lane), 16, C(A(2), M(3), 1));
   // L2's MLP: lane control (stage_control.cpp).
@@ -197,11 +197,11 @@ void execute_fields(Layout& l) {
   // The predicate ops, per lane (stage_pred.cpp).
   for (int lane = 0; lane < kLanes; ++lane) {
     const std::string s = std::to_string(lane);
-    l.add("cmpn" + s, 8 * 3, C(M(6), M(7), 8));  // L6 MLP: a against b per nibble: lt, eq, gt
-    l.add("cms" + s, 3, C(M(6), M(7), 1));       // the top nibble, signed
-    l.add("pl" + s, 2, B(M(6)));        // predicate logic: 0 true, 1 false
-    l.add("cu" + s, 3, B(M(7)));        // L7 MLP: a against b, unsigned: lt, eq, gt
-    l.add("cs" + s, 3, B(M(7)));        // signed
+    l.add("cmpn" + s, 8 * 3, C(M(7), M(8), 8));  // L7 MLP: a against b per nibble: lt, eq, gt
+    l.add("cms" + s, 3, C(M(7), M(8), 1));       // the top nibble, signed
+    l.add("pl" + s, 2, B(M(7)));        // predicate logic: 0 true, 1 false
+    l.add("cu" + s, 3, B(M(8)));        // L8 MLP: a against b, unsigned: lt, eq, gt
+    l.add("cs" + s, 3, B(M(8)));        // signed
     l.add("pb" + s, 2, H(B(M(13))));    // L13 MLP: the pred record's bit: 0 set, 1 clear
   }
   // The logic ops and min / max (stage_select.cpp).
@@ -226,7 +226,7 @@ void execute_fields(Layout& l) {
   l.add("xcu", 3, C(M(11), M(12), 1));    // L11 MLP: old against b, unsigned: lt, eq, gt
   l.add("xcg", 3, C(M(11), M(12), 1));    // signed
   l.add("xpk", 3, B(M(12)));         // L12 MLP: min / max, cas keep 0 old, 1 b, 2 c
-  l.add("jc", 128, B(M(4)));         // L4 MLP (nibbles 0..3), L6 MLP (4..7): lane j's operand c (cas)
+  l.add("jc", 128, B(M(6)));         // L6 MLP: lane j's operand c (cas)
 }
 
 // Every field that no stage clears itself is cleared where its life says (layout.h), so
@@ -265,17 +265,17 @@ std::vector<int> machine_hots() {
       0,
       6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
       1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
-      3 * kLanes * 8 + kLanes,            // L2: operand words, guard nibbles
+      3 * kLanes * 32 + kLanes,           // L2: operand words (dual-rail bits), guard nibbles
       kLanes * kLaneControlHots + 6 + 1 + 2,  // L2 MLP: lane control; wave comparisons; wbase; cta
       kMaxCtas,                           // L3: parity
       kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes + 2,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}, cq1 cr1
       kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
-      kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount + 4,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf; jc's low half
+      kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 10 * kLanes + 96 + 4 + 2 * kLanes + 3 + 1 + 8 + 3,  // L6 MLP: cmpn, cms, pl; une; jc's high half; ch, cl, bar, barq, sfam; xat, jb, ja
-      0, 8 + 1 + 2 * kLanes + 8 + 8 + 3 + 3 + 8 + 1,  // L7 MLP: mw; uni; cu, cs; xs, xcl, ys, ycl; xc, xcs
-      0, 2 * kMulPairs + 8 * 10,          // L8 MLP: plo, phi, pbt
+      0, 96 + 8 + 2 * kLanes + 3 + 1 + 8 + 3,  // L6 MLP: une; jc; ch, cl, bar, barq, sfam; xat, jb, ja
+      0, 10 * kLanes + 8 + 1 + 8 + 8 + 3 + 3 + 8 + 1,  // L7 MLP: cmpn, cms, pl; mw; uni; xs, xcl, ys, ycl; xc, xcs
+      0, 2 * kMulPairs + 8 * 10 + 2 * kLanes,  // L8 MLP: plo, phi, pbt; cu, cs
       0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10),  // L9 MLP: cam, cad, cbm, cbd, chm; L8's cleared
       0, 8 + 7 - (7 + 7 + 7 + 6 + 4),     // L10 MLP: em, ed; L9's cleared
       0, 16 + 32 + 1 + 7 + 2 + 2,         // L11 MLP: as, acl; lbit, sa; xcar, ycar; xcu, xcg
@@ -296,7 +296,7 @@ engine::Config machine_config() {
   engine::Config c;
   // The fields' placement (machine_layout(): 4,764 dims; 8,321 if every field had dims of
   // its own; 7,808 before issue 24), rounded up to 32 (the engine's bf16 vector width).
-  c.hidden_size = 3552;
+  c.hidden_size = 2752;
   c.num_hidden_layers = 15;
   c.layer_types = std::vector<std::string>(15, "linear_attention");
   c.layer_types[5] = "full_attention";

@@ -93,6 +93,12 @@ inline constexpr int kPorts = 4;  // a, b, c, guard
 inline constexpr int kSlotsPerWarp = 19;  // r0..r14, p0..p3: slot = field code - 1
 constexpr int register_head(int port, int lane) { return 4 * port + lane; }
 constexpr int register_slot(int warp, int code) { return warp * kSlotsPerWarp + code - 1; }
+// The register reads of ports a, b, c (ra{l}, rb{l}, rc{l}; read last by the lane ops) are
+// words as 32 dual-rail bits, entry bit_dim(i, on): 64 dims, half a one-hot-nibble word's
+// 128 (issue 24: the 12 reads are the widest thing alive before L6); those ports' rows in
+// the register file hold the same code (32 hots). The guard port keeps 8 one-hot nibbles.
+inline constexpr int kBitWord = 64;
+constexpr int bit_dim(int bit, bool on) { return 2 * bit + (on ? 0 : 1); }
 
 inline constexpr int kParityLayer = 3;  // heads 0-3: the barrier parity of each CUDA block slot
 inline constexpr int kLaneLayer = 4;    // heads 4 w + l: lane status (PC, finished, flag)

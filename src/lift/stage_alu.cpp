@@ -84,8 +84,11 @@ void uniform_rules(Net& n, Mlp& m) {
         m.step(mine_minus_nl, 1 - offset, veto, outs_);
         m.step(neg, 1 + offset, veto, outs_);
       };
-      for (int g = 0; g < 8; ++g)  // registers and predicates (codes 1..19)
-        differs({nibble(n, reads[p] + s, g), nibble(n, outs[p], g, -1)}, g, only(1, 19), 0);
+      for (int g = 0; g < 8; ++g) {  // registers and predicates (codes 1..19)
+        std::vector<Term> terms = nibble_bits(n, reads[p] + s, g, 1);
+        terms.push_back(nibble(n, outs[p], g, -1));
+        differs(terms, g, only(1, 19), 0);
+      }
       const int tid_x = 20 + static_cast<int>(Special::kTidX), tid_y = 20 + static_cast<int>(Special::kTidY);
       const int lane_id = 20 + static_cast<int>(Special::kLaneid);
       differs({small(n, "tidx" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_x, tid_x), 0);

@@ -57,14 +57,19 @@ void select_rules(Net& n, Mlp& m) {
   for (int l = 0; l < kLanes; ++l) {
     const Lit lane = {n.dim("wb_tag", 2 * l)};
     const std::string s = std::to_string(l);
-    for (int j = 0; j < 128; ++j) {
-      m.rule({vt, atomic, lane, {n.dim("rb" + s, j)}}, {n.dim("jb", j)});
-      if (j < 16 * kAddrNibbles) m.rule({vt, atomic, lane, {n.dim("ra" + s, j)}}, {n.dim("ja", j)});
+    for (int j = 0; j < 128; ++j) {  // the register reads' nibble j / 16 is j % 16
+      auto rule = [&](const char* read, const char* out) {
+        std::vector<Lit> lits = {vt, atomic, lane};
+        for (const Lit& b : nibble_is(n, read + s, j / 16, j % 16)) lits.push_back(b);
+        m.rule(lits, {n.dim(out, j)});
+      };
+      rule("rb", "jb");
+      if (j < 16 * kAddrNibbles) rule("ra", "ja");
     }
   }
 }
 
-// L4 (nibbles 0..3), L6 (4..7): jc.
+// L6: jc, nibbles first..first + 3.
 void select_c(Net& n, Mlp& m, int first) {
   const Lit vt = n.families({Tok::kSmall, Tok::kTail}), other = n.families({Tok::kSmall, Tok::kTail}, true);
   const Lit cas = op_dims(n, {Op::kAtomCas}), not_cas = op_dims(n, {Op::kAtomCas}, true);
@@ -73,8 +78,11 @@ void select_c(Net& n, Mlp& m, int first) {
   m.rule({other}, none);
   m.rule({vt, not_cas}, none);
   for (int l = 0; l < kLanes; ++l)
-    for (int j = 16 * first; j < 16 * (first + 4); ++j)
-      m.rule({vt, cas, {n.dim("wb_tag", 2 * l)}, {n.dim("rc" + std::to_string(l), j)}}, {n.dim("jc", j)});
+    for (int j = 16 * first; j < 16 * (first + 4); ++j) {
+      std::vector<Lit> lits = {vt, cas, {n.dim("wb_tag", 2 * l)}};
+      for (const Lit& b : nibble_is(n, "rc" + std::to_string(l), j / 16, j % 16)) lits.push_back(b);
+      m.rule(lits, {n.dim("jc", j)});
+    }
 }
 
 // Steps "x_g + y_g >= v" telescoping sum nibble g from 0 to v % 16 and its class from
@@ -218,9 +226,8 @@ void keep_word(Net& n, Mlp& m) {
 }  // namespace
 
 void build_atomics(Net& n) {
-  Mlp low(n, kSchedLayer);
-  select_c(n, low, 0);
   Mlp select(n, kLaneOpsLayer);
+  select_c(n, select, 0);
   select_c(n, select, 4);
   select_rules(n, select);
   Mlp first(n, kLaneOpsLayer + 1);

@@ -300,8 +300,11 @@ void memory_word_rules(Net& n, Mlp& m) {
     m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("xat", 1)}, {n.dim("wb_word", j)}}, {n.dim("mw", j)});
     m.rule({xat, op_in(n, "atom.exch"), {n.dim("jb", j)}}, {n.dim("mw", j)});
     m.rule({st, imm, {n.dim("f_imm", j)}}, {n.dim("mw", j)});
-    for (int l = 0; l < kLanes; ++l)
-      m.rule({st, reg, {n.dim("stl", l)}, {n.dim("rb" + std::to_string(l), j)}}, {n.dim("mw", j)});
+    for (int l = 0; l < kLanes; ++l) {  // the register read's nibble j / 16 is j % 16
+      std::vector<Lit> lits = {st, reg, {n.dim("stl", l)}};
+      for (const Lit& b : nibble_is(n, "rb" + std::to_string(l), j / 16, j % 16)) lits.push_back(b);
+      m.rule(lits, {n.dim("mw", j)});
+    }
   }
   special_rules(n, m, "f_b", "mw", {{st}, "stl", true});
 }
@@ -317,8 +320,11 @@ void operand_rules(Net& n, Mlp& m) {
     const Lit imm = {n.dim(fields[p], kImmCode)}, other = n.dims(fields[p], 0, kSpecialCode);
     for (int j = 0; j < 128; ++j) {
       m.rule({n.dims("nl", 0, kLanes), imm, {n.dim("f_imm", j)}}, {n.dim(outs[p], j)});
-      for (int l = 0; l < kLanes; ++l)
-        m.rule({{n.dim("nl", l)}, other, {n.dim(reads[p] + std::to_string(l), j)}}, {n.dim(outs[p], j)});
+      for (int l = 0; l < kLanes; ++l) {  // the register read's nibble j / 16 is j % 16
+        std::vector<Lit> lits = {{n.dim("nl", l)}, other};
+        for (const Lit& b : nibble_is(n, reads[p] + std::to_string(l), j / 16, j % 16)) lits.push_back(b);
+        m.rule(lits, {n.dim(outs[p], j)});
+      }
     }
     special_rules(n, m, fields[p], outs[p], {{n.dims("nl", 0, kLanes)}, "nl", false});
   }

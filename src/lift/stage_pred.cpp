@@ -67,7 +67,7 @@ struct Operand {
 Operand operand(Net& n, int lane, int port, int g, Source c, int sign, bool top_signed) {
   const std::string l = std::to_string(lane);
   switch (c) {
-    case Source::kRegister: return {{weighted(n, (port == 0 ? "ra" : "rb") + l, 16 * g, 16, sign, top_signed)}};
+    case Source::kRegister: return {nibble_bits(n, (port == 0 ? "ra" : "rb") + l, g, sign, top_signed)};
     case Source::kShared: return {{weighted(n, port == 0 ? "oa" : "ob", 16 * g, 16, sign, top_signed)}};
     case Source::kTidX: return g > 0 ? Operand{} : Operand{{weighted(n, "tidx" + l, 0, 16, sign, false)}};
     case Source::kTidY: return {{weighted(n, "tidy" + l, 0, 16, sign, false)}};
@@ -199,7 +199,7 @@ void bit_rules(Net& n, Mlp& m, int lane) {
 }  // namespace
 
 void build_predicates(Net& n) {
-  Mlp first(n, kLaneOpsLayer), second(n, kLaneOpsLayer + 1), third(n, kAluLayer + 2);
+  Mlp first(n, kLaneOpsLayer + 1), second(n, kMulLayer), third(n, kAluLayer + 2);
   for (int lane = 0; lane < kLanes; ++lane) {
     compare_steps(n, first, lane);
     logic_steps(n, first, lane);

@@ -111,8 +111,10 @@ int port_slot_code(int port, int code) {
 
 // L2 head (port, lane): writes register d of the step's warp when the consumed value's
 // tag names the lane, or the predicate d when a `pred` record's lanes do; begin writes
-// the null slot with the word 0.
-void register_writes(Net& n, Head& r, int lane) {
+// the null slot with the word 0. Ports a, b, c hold the word as dual-rail bits (kBitWord:
+// each rail is the sum of the 8 nibble values with that bit, so exactly one of the two is
+// 1), the guard port as 8 one-hot nibbles (only nibble 0 is read).
+void register_writes(Net& n, Head& r, int port, int lane) {
   for (int w = 0; w < kWarps; ++w)
     for (int code = 1; code <= kSlotsPerWarp; ++code) {
       int slot = register_slot(w, code);
@@ -125,9 +127,17 @@ void register_writes(Net& n, Head& r, int lane) {
     }
   r.key(kNullSlot, n.fam(Tok::kBegin));
   r.key_bias(kNullSlot, -0.5f);
-  for (int j = 0; j < 128; ++j) r.value(j, n.dim("wb_word", j));
-  for (int y = 0; y < 16; ++y) r.value(has(y, lane) ? 1 : 0, n.dim("pbits", y));  // a predicate is the word 0 or 1
-  for (int g = 1; g < 8; ++g) r.value(16 * g, n.fam(Tok::kPred));
+  if (port == 3) {
+    for (int j = 0; j < 128; ++j) r.value(j, n.dim("wb_word", j));
+    for (int y = 0; y < 16; ++y) r.value(has(y, lane) ? 1 : 0, n.dim("pbits", y));  // a predicate is the word 0 or 1
+    for (int g = 1; g < 8; ++g) r.value(16 * g, n.fam(Tok::kPred));
+    return;
+  }
+  for (int g = 0; g < 8; ++g)
+    for (int v = 0; v < 16; ++v)
+      for (int b = 0; b < 4; ++b) r.value(bit_dim(4 * g + b, v >> b & 1), n.dim("wb_word", 16 * g + v));
+  for (int y = 0; y < 16; ++y) r.value(bit_dim(0, has(y, lane)), n.dim("pbits", y));
+  for (int i = 1; i < 32; ++i) r.value(bit_dim(i, false), n.fam(Tok::kPred));
 }
 
 // L2 head (port, lane): reads the slot of the port's field in the step's warp when the
@@ -150,19 +160,31 @@ void register_reads(Net& n, Head& r, int port, int lane) {
   r.query(kNullSlot, n.dim("step", step_lane(lane, false)));
   r.query_bias(kNullSlot, -0.5f);
   const Field& to = n.l[std::string(out[port]) + std::to_string(lane)];
-  for (int j = 0; j < to.size; ++j) r.read(j, to.dim(j), 8);
+  for (int j = 0; j < to.size; ++j) r.read(j, to.dim(j), port == 3 ? 8 : 32);
 }
 
 void build_registers(Net& n) {
   for (int port = 0; port < kPorts; ++port)
     for (int lane = 0; lane < kLanes; ++lane) {
       Head r(n, kRegisterLayer, register_head(port, lane));
-      register_writes(n, r, lane);
+      register_writes(n, r, port, lane);
       register_reads(n, r, port, lane);
     }
 }
 
 }  // namespace
+
+std::vector<Mlp::Literal> nibble_is(Net& n, const std::string& field, int g, int v) {
+  std::vector<Mlp::Literal> lits;
+  for (int b = 0; b < 4; ++b) lits.push_back({n.dim(field, bit_dim(4 * g + b, v >> b & 1))});
+  return lits;
+}
+
+std::vector<Mlp::Term> nibble_bits(Net& n, const std::string& field, int g, int sign, bool top_signed) {
+  std::vector<Mlp::Term> terms;
+  for (int b = 0; b < 4; ++b) terms.push_back({{n.dim(field, bit_dim(4 * g + b, true))}, {sign * (top_signed && b == 3 ? -8 : 1 << b)}});
+  return terms;
+}
 
 void build_state(Net& n) {
   build_step(n);

@@ -66,6 +66,12 @@ void build_image(Net& n);
 // value word/tag; L1 the fetch (ROM reads at the step's block); L2 the register file.
 void build_state(Net& n);
 
+// The literals "nibble g of bit word `field` is v" (one rail per bit).
+std::vector<Mlp::Literal> nibble_is(Net& n, const std::string& field, int g, int v);
+// Nibble g of bit word `field` as step terms, times sign: one term per bit (the on rail,
+// weight 2^b; top_signed: bit 3 weighs -8, the nibble as a signed value).
+std::vector<Mlp::Term> nibble_bits(Net& n, const std::string& field, int g, int sign, bool top_signed = false);
+
 // stage_launch.cpp: the header and wave heads (L1), threads and block counts (L1 MLP),
 // the wave against the block count (L2 MLP).
 void build_launch(Net& n);
