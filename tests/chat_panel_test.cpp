@@ -61,7 +61,7 @@ TEST(ChatPanel, RendersASmallLaunchExactly) {
       " write-back L0-L4,L14 step; PCs of w0 lanes {0,1}",
       " fetch      L0-L1     ROM b1: st [r0+8], r2",
       " read       L2-L5     w0 lanes {0,1}: r0 r2  l0=0,0  l1=1,11",
-      " execute    L4-L13    st for the next lane (lane ops L6-L7, mul L8-L10, ALU L11-L13); scheduler too",
+      " execute    L4-L13    st for the next lane (lanes L6-L7, mul L8-L10, ALU L11-L13); scheduler too",
       " emit       L14+head  record #13 (body of st or the next step)",
       "-- register file (signed; - never written) -------------------------------------------------------",
       "  lane    p0-3  r0  r1  r2  r3  r4  r5  r6  r7  r8  r9 r10 r11 r12 r13 r14",

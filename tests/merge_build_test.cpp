@@ -183,8 +183,8 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   // config.json: the text model, layer_types as long as the layers, where the GPU sits.
   nlohmann::json c = nlohmann::json::parse(std::ifstream(tmp / "merged/config.json"));
   EXPECT_EQ(c["model_type"], "qwen3_5_text");
-  EXPECT_EQ(c["layer_types"].size(), 15u);
-  EXPECT_EQ(c["layer_types"][14], "full_attention");
+  EXPECT_EQ(c["layer_types"].size(), 17u);
+  EXPECT_EQ(c["layer_types"][r.plan.gpu_layers + 1], "full_attention");  // the base's second layer
   EXPECT_EQ(c["tie_word_embeddings"], true);  // as the base: one matrix is the embedding and the head
   EXPECT_EQ(engine::load_safetensors_dir(tmp / "merged").find("lm_head.weight"), nullptr);
   EXPECT_EQ(c["qgpu"]["token_offset"], r.plan.base_vocab);

@@ -199,7 +199,7 @@ std::vector<std::string> pipeline(const PanelSnapshot& s, int width) {
       has_step(s) ? fmt::format("ROM b{}: {}", s.step.y, instr_at_text(s, s.step.y)) : std::string("no step yet"));
   row("read", fmt::format("L{}-L{}", kRegisterLayer, kOperandLayer), in ? read_text(s, *in) : std::string("-"));
   row("execute", fmt::format("L{}-L{}", kSchedLayer, kSchedLast),
-      in ? fmt::format("{} for the next lane (lane ops L{}-L{}, mul L{}-L{}, ALU L{}-L{}); scheduler too", op,
+      in ? fmt::format("{} for the next lane (lanes L{}-L{}, mul L{}-L{}, ALU L{}-L{}); scheduler too", op,
                        kLaneOpsLayer, kLaneOpsLayer + 1, kMulLayer, kMulLayer + 2, kAluLayer, kAluLayer + 2)
          : std::string("scheduler"));
   row("emit", fmt::format("L{}+head", kEmitLayer),

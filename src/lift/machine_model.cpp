@@ -169,8 +169,8 @@ void operand_fields(Layout& l) {
 // The multiplier (stage_mul.cpp): each layer clears the codes of the one before.
 void multiplier_fields(Layout& l) {
   auto by_mul = [](int born, int cleared, int hots) { return Life{born, cleared, hots, true}; };
-  l.add("plo", 16 * kMulPairs, by_mul(M(8), M(9), kMulPairs));  // L8 MLP: products, low nibble
-  l.add("phi", kMulHiValues * kMulPairs, by_mul(M(8), M(9), kMulPairs));  // high nibble
+  l.add("plo", 8 * kMulPairs, by_mul(M(8), M(9), 4 * kMulPairs));  // L8 MLP: products, low nibble (dual-rail bits)
+  l.add("phi", 8 * kMulPairs, by_mul(M(8), M(9), 4 * kMulPairs));  // high nibble
   l.add("pbt", 8 * 10 * 2, by_mul(M(8), M(9), 8 * 10));  // column 7's bit products: on, off
   l.add("cam", 7 * 16, by_mul(M(9), M(10), 7));  // L9 MLP: A_k mod 16, / 16
   l.add("cad", 7 * 8, by_mul(M(9), M(10), 7));
@@ -275,8 +275,8 @@ std::vector<int> machine_hots() {
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
       0, 96 + 8 + 2 * kLanes + 3 + 1 + 8 + 3,  // L6 MLP: une; jc; ch, cl, bar, barq, sfam; xat, jb, ja
       0, 10 * kLanes + 8 + 1 + 8 + 8 + 3 + 3 + 8 + 1,  // L7 MLP: cmpn, cms, pl; mw; uni; xs, xcl, ys, ycl; xc, xcs
-      0, 2 * kMulPairs + 8 * 10 + 2 * kLanes,  // L8 MLP: plo, phi, pbt; cu, cs
-      0, 7 + 7 + 7 + 6 + 4 - (2 * kMulPairs + 8 * 10),  // L9 MLP: cam, cad, cbm, cbd, chm; L8's cleared
+      0, 8 * kMulPairs + 8 * 10 + 2 * kLanes,  // L8 MLP: plo, phi, pbt; cu, cs
+      0, 7 + 7 + 7 + 6 + 4 - (8 * kMulPairs + 8 * 10),  // L9 MLP: cam, cad, cbm, cbd, chm; L8's cleared
       0, 8 + 7 - (7 + 7 + 7 + 6 + 4),     // L10 MLP: em, ed; L9's cleared
       0, 16 + 32 + 1 + 7 + 2 + 2,         // L11 MLP: as, acl; lbit, sa; xcar, ycar; xcu, xcg
       0, 6 + 7 + 8 + 2 + 1,               // L12 MLP: cmp; car; lg; xw, xpk
@@ -296,7 +296,7 @@ engine::Config machine_config() {
   engine::Config c;
   // The fields' placement (machine_layout(): 4,764 dims; 8,321 if every field had dims of
   // its own; 7,808 before issue 24), rounded up to 32 (the engine's bf16 vector width).
-  c.hidden_size = 2752;
+  c.hidden_size = 2656;
   c.num_hidden_layers = 15;
   c.layer_types = std::vector<std::string>(15, "linear_attention");
   c.layer_types[5] = "full_attention";

@@ -1,17 +1,19 @@
 // The multiplier for lane nl: mul.lo and mad.lo, the low word of a * b (+ c), in three MLP
 // layers between the operand select and the ALU, whose adder finishes it (docs/design.md
 // §3, "the multiplier"). Everything is a threshold step (Mlp::step) on nibble codes:
-//   L6 MLP: per pair of nibbles (i, j) with i + j <= 6, the product a_i b_j as two nibbles
-//      (plo, phi): a step per distinct product value p, "a_i b_j >= p", which is separable
-//      as "b_j >= ceil(p / a_i)" (weights 16 - ceil(p / a_i) on a's nibble and b_j on b's),
-//      telescopes the code from the previous value to p; 89 steps a pair. For the 8 pairs
-//      of column 7 only the low nibble counts, so they keep the 10 bit products
-//      a_i[s] b_j[t] with s + t <= 3 (pbt; the others are multiples of 16);
-//   L7 MLP: the column sums, split so a step's sum stays below 128: A_k, the low nibbles of
+//   L8 MLP: per pair of nibbles (i, j) with i + j <= 6, the product a_i b_j as two nibbles
+//      of dual-rail bits (plo, phi: 8 dims each, half a one-hot nibble's 16; issue 24, the
+//      products are the widest thing alive after L7): a step per distinct product value p,
+//      "a_i b_j >= p", which is separable as "b_j >= ceil(p / a_i)" (weights
+//      16 - ceil(p / a_i) on a's nibble and b_j on b's), flips the bits in which p differs
+//      from the previous value, so the code telescopes from 0 to the product; 89 steps a
+//      pair. For the 8 pairs of column 7 only the low nibble counts, so they keep the 10
+//      bit products a_i[s] b_j[t] with s + t <= 3 (pbt; the others are multiples of 16);
+//   L9 MLP: the column sums, split so a step's sum stays below 128: A_k, the low nibbles of
 //      column k (k <= 6), and B_k, the high nibbles of column k - 1, each mod 16 and / 16;
 //      column 7's bit products in four chunks of two pairs (at most 98 each), mod 16; and
-//      it clears L6's codes, whose dims L7's and L8's codes reuse;
-//   L8 MLP: the digits E_k = A_k % 16 + B_k % 16 + A_{k-1} / 16 + B_{k-1} / 16 (+ c's
+//      it clears L8's codes, whose dims L9's and L10's codes reuse;
+//   L10 MLP: the digits E_k = A_k % 16 + B_k % 16 + A_{k-1} / 16 + B_{k-1} / 16 (+ c's
 //      nibble k for mad.lo), mod 16 (em) and / 16 (ed, at most 3); clears L7's codes.
 // The low word is sum E_k 16^k, so the ALU's adder (stage_alu.cpp) takes em_k and ed_{k-1}
 // as its operands' nibbles (at most 18 a nibble: a carry of 0 or 1, like any sum). Every
@@ -33,8 +35,16 @@ using Out = Mlp::Out;
 
 // Pairs (i, j) of columns 0..6 in column order: k (k + 1) / 2 + i for k = i + j.
 int pair_index(int i, int j) { return (i + j) * (i + j + 1) / 2 + i; }
-int plo(Net& n, int pair, int v) { return n.dim("plo", 16 * pair + v); }
-int phi(Net& n, int pair, int v) { return n.dim("phi", kMulHiValues * pair + v); }
+// The product's low and high nibble of a pair, bit b (the high nibble is at most 14):
+// dual-rail, on at bit_dim(b, true).
+int plo(Net& n, int pair, int b, bool on) { return n.dim("plo", 8 * pair + bit_dim(b, on)); }
+int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", 8 * pair + bit_dim(b, on)); }
+// Nibble `field` of a pair as step terms: its bits' on rails weighted 1, 2, 4, 8.
+std::vector<Term> nibble_value(Net& n, const char* field, int pair) {
+  std::vector<Term> t;
+  for (int b = 0; b < 4; ++b) t.push_back({{n.dim(field, 8 * pair + bit_dim(b, true))}, {1 << b}});
+  return t;
+}
 // Column 7's pair (i, 7 - i), bit product q (s, t with s + t <= 3, in order): on at 0.
 int pbt(Net& n, int i, int q, bool on) { return n.dim("pbt", (10 * i + q) * 2 + (on ? 0 : 1)); }
 
@@ -72,7 +82,8 @@ void clear(Net& n, Mlp& m, const std::string& field) {
 void products(Net& n, Mlp& m) {
   const std::vector<int> veto = op_veto(n, "mul");
   std::vector<int> zero;
-  for (int pair = 0; pair < kMulPairs; ++pair) zero.insert(zero.end(), {plo(n, pair, 0), phi(n, pair, 0)});
+  for (int pair = 0; pair < kMulPairs; ++pair)
+    for (int b = 0; b < 4; ++b) zero.insert(zero.end(), {plo(n, pair, b, false), phi(n, pair, b, false)});
   for (int i = 0; i < 8; ++i)
     for (int q = 0; q < 10; ++q) zero.push_back(pbt(n, i, q, false));
   m.rule({{n.one()}}, zero);
@@ -89,8 +100,12 @@ void products(Net& n, Mlp& m) {
         // a_i b_j >= p  <=>  b_j >= ceil(p / a_i) (never when a_i = 0 or that is over 15).
         const Term a = weighted(n, "oa", i, [p](int v) { return v == 0 ? 0 : 16 - std::min(16, (p + v - 1) / v); });
         std::vector<Out> outs;
-        if (p % 16 != q % 16) outs.insert(outs.end(), {{plo(n, pair, q % 16), -1}, {plo(n, pair, p % 16), 1}});
-        if (p / 16 != q / 16) outs.insert(outs.end(), {{phi(n, pair, q / 16), -1}, {phi(n, pair, p / 16), 1}});
+        for (int b = 0; b < 4; ++b) {  // the bits in which p differs from q flip
+          const bool lo_was = (q % 16) >> b & 1, lo_is = (p % 16) >> b & 1;
+          const bool hi_was = (q / 16) >> b & 1, hi_is = (p / 16) >> b & 1;
+          if (lo_was != lo_is) outs.insert(outs.end(), {{plo(n, pair, b, lo_was), -1}, {plo(n, pair, b, lo_is), 1}});
+          if (hi_was != hi_is) outs.insert(outs.end(), {{phi(n, pair, b, hi_was), -1}, {phi(n, pair, b, hi_is), 1}});
+        }
         std::vector<Term> terms = {b};
         if (!a.dims.empty()) terms.push_back(a);
         m.step(terms, 16, veto, outs);
@@ -116,12 +131,14 @@ void column_sums(Net& n, Mlp& m) {
   m.rule({{n.one()}}, zero);
   for (int k = 0; k <= 6; ++k) {
     std::vector<Term> lo;
-    for (int i = 0; i <= k; ++i) lo.push_back(value_term(n, "plo", 16 * pair_index(i, k - i), 16));
+    for (int i = 0; i <= k; ++i)
+      for (const Term& t : nibble_value(n, "plo", pair_index(i, k - i))) lo.push_back(t);
     digit_code(m, lo, {}, [&](int v) { return n.dim("cam", 16 * k + v); }, [&](int q) { return n.dim("cad", 8 * k + q); });
   }
   for (int k = 1; k <= 7; ++k) {
     std::vector<Term> hi;
-    for (int i = 0; i <= k - 1; ++i) hi.push_back(value_term(n, "phi", kMulHiValues * pair_index(i, k - 1 - i), kMulHiValues));
+    for (int i = 0; i <= k - 1; ++i)
+      for (const Term& t : nibble_value(n, "phi", pair_index(i, k - 1 - i))) hi.push_back(t);
     std::function<int(int)> div;
     if (k <= 6) div = [&n, k](int q) { return n.dim("cbd", 8 * (k - 1) + q); };
     digit_code(m, hi, {}, [&](int v) { return n.dim("cbm", 16 * (k - 1) + v); }, div);
@@ -163,12 +180,18 @@ void digits(Net& n, Mlp& m) {
 
 std::vector<MulCodes> multiplier_codes(uint32_t a, uint32_t b, uint32_t c, bool mad) {
   auto nib = [](uint32_t x, int g) { return static_cast<int>(x >> (4 * g) & 0xf); };
-  MulCodes lo{kMulLayer, "plo", 16, {}}, hi{kMulLayer, "phi", kMulHiValues, {}}, bits{kMulLayer, "pbt", 2, {}};
+  // plo and phi: a group per bit (dual-rail: 0 on, 1 off).
+  MulCodes lo{kMulLayer, "plo", 2, {}}, hi{kMulLayer, "phi", 2, {}}, bits{kMulLayer, "pbt", 2, {}};
+  std::vector<int> lo_value, hi_value;
   for (int k = 0; k <= 6; ++k)
     for (int i = 0; i <= k; ++i) {
       const int p = nib(a, i) * nib(b, k - i);
-      lo.values.push_back(p % 16);
-      hi.values.push_back(p / 16);
+      lo_value.push_back(p % 16);
+      hi_value.push_back(p / 16);
+      for (int bit = 0; bit < 4; ++bit) {
+        lo.values.push_back((p % 16 >> bit & 1) ? 0 : 1);
+        hi.values.push_back((p / 16 >> bit & 1) ? 0 : 1);
+      }
     }
   std::vector<int> chunk(4, 0);
   for (int i = 0; i < 8; ++i)
@@ -180,7 +203,7 @@ std::vector<MulCodes> multiplier_codes(uint32_t a, uint32_t b, uint32_t c, bool 
       }
   std::vector<int> A(7, 0), B(8, 0);
   for (int k = 0; k <= 6; ++k)
-    for (int i = 0; i <= k; ++i) A[k] += lo.values[pair_index(i, k - i)], B[k + 1] += hi.values[pair_index(i, k - i)];
+    for (int i = 0; i <= k; ++i) A[k] += lo_value[pair_index(i, k - i)], B[k + 1] += hi_value[pair_index(i, k - i)];
   MulCodes cam{kMulLayer + 1, "cam", 16, {}}, cad{kMulLayer + 1, "cad", 8, {}}, cbm{kMulLayer + 1, "cbm", 16, {}},
       cbd{kMulLayer + 1, "cbd", 8, {}}, chm{kMulLayer + 1, "chm", 16, {}};
   for (int k = 0; k <= 6; ++k) cam.values.push_back(A[k] % 16), cad.values.push_back(A[k] / 16);

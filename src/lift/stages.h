@@ -88,11 +88,10 @@ void build_scheduler(Net& n);
 // (L4 MLP).
 void build_operands(Net& n);
 
-// stage_mul.cpp: the multiplier's products (plo, phi, pbt), column sums (cam, cad, cbm,
-// cbd, chm) and digits (em, ed), L6-L8 MLPs; kMulPairs nibble pairs of columns 0..6, a
-// product's high nibble in kMulHiValues dims (225 = 0xe1).
+// stage_mul.cpp: the multiplier's products (plo, phi: dual-rail bits; pbt), column sums
+// (cam, cad, cbm, cbd, chm) and digits (em, ed), L8-L10 MLPs; kMulPairs nibble pairs of
+// columns 0..6.
 inline constexpr int kMulPairs = 28;
-inline constexpr int kMulHiValues = 15;
 void build_multiplier(Net& n);
 
 // stage_alu.cpp: the uniform-operand check (une, uni), the adder (as, acl, car, sum) and
