@@ -7,18 +7,22 @@
 #   - launches: kernels/vecadd.cu and kernels/bitonic_sort_16.cu inside the merge and inside
 #     the GPU-only model (bf16): generated tokens/s, and the records against the
 #     interpreter's.
+#   - with --llamacpp: llama.cpp (node-llama-cpp 3.21.1, CPU, 2 threads) on bf16 GGUFs of the
+#     base and the merge (`qgpu convert`): prefill 8 tokens, then 8 one-token decode steps.
 # Prints the medians (and every run), the ratios and the build's time and peak RSS.
-#   bench/run_merge_bench.sh [--runs 3] [--tokens 32] [--keep]
-# Needs about 23 GB of disk under build/bench/ (the merge is 17.9 GB); removed unless --keep.
+#   bench/run_merge_bench.sh [--runs 3] [--tokens 32] [--keep] [--llamacpp]
+# Needs about 20 GB of disk under build/bench/ (the merge is 12.6 GB), 35 GB with
+# --llamacpp; the merge and the GGUFs are removed unless --keep.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-runs=3 tokens=32 keep=0
+runs=3 tokens=32 keep=0 llamacpp=0
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --tokens) tokens=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    *) echo "run_merge_bench: unknown argument $1 (expected --runs N, --tokens N, --keep)" >&2; exit 2 ;;
+    --llamacpp) llamacpp=1; shift ;;
+    *) echo "run_merge_bench: unknown argument $1 (expected --runs N, --tokens N, --keep, --llamacpp)" >&2; exit 2 ;;
   esac
 done
 
@@ -66,9 +70,24 @@ for i in $(seq "$runs"); do
   done
 done
 
-python3 - "$out" "$runs" <<'PY'
+if [ "$llamacpp" = 1 ]; then
+  for side in base merged; do
+    dir=$base; [ $side = merged ] && dir=$merged
+    echo "== qgpu convert $side to a bf16 GGUF" >&2
+    /usr/bin/time -f "%e %M" -o "$out/convert.$side.time" "$qgpu" convert "$dir" --out "build/bench/$side-2b.gguf" >/dev/null
+  done
+  for i in $(seq "$runs"); do
+    for side in base merged; do
+      echo "== llama.cpp decode: $side (run $i)" >&2
+      node tests/llamacpp/llama_run.mjs --model "build/bench/$side-2b.gguf" --bench --prefill 8 --decode 8 --threads 2 \
+        >"$out/llama.$side.$i.json"
+    done
+  done
+fi
+
+python3 - "$out" "$runs" "$llamacpp" <<'PY'
 import json, statistics, sys
-out, runs = sys.argv[1], int(sys.argv[2])
+out, runs, llamacpp = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
 def load(name):
     j = json.load(open(f"{out}/{name}.json"))
     wall, rss = open(f"{out}/{name}.time").read().split()[-2:]
@@ -117,6 +136,15 @@ for kernel in ("vecadd", "sort16"):
     print(f"launch {kernel} ({len(want['record_ids'])} records): tokens/s GPU-only {med(tps['gpu'])}, merged {med(tps['merged'])}; "
           f"merged / GPU-only {med(ratios)} (goal >= 0.8)")
 print("launch records and memory equal to the interpreter's: " + ("yes, every run" if ok else "NO"))
+if llamacpp:
+    for side in ("base", "merged"):
+        wall, r = open(f"{out}/convert.{side}.time").read().split()[-2:]
+        print(f"qgpu convert {side}: {float(wall):.1f} s, peak RSS {int(r) / 1e6:.2f} GB")
+    dec = {s: [json.load(open(f"{out}/llama.{s}.{i}.json"))["decode_tok_per_s"] for i in range(1, runs + 1)] for s in ("base", "merged")}
+    step = {s: [json.load(open(f"{out}/llama.{s}.{i}.json"))["decode_median_ms"] for i in range(1, runs + 1)] for s in ("base", "merged")}
+    for s in ("base", "merged"):
+        print(f"llama.cpp {s:6}: decode tokens/s {med(dec[s])}; median step ms {med(step[s])}")
+    print(f"llama.cpp: merged / base decode tokens/s {med([m / b for b, m in zip(dec['base'], dec['merged'])])}")
 sys.exit(0 if ok else 1)
 PY
-if [ "$keep" = 0 ]; then rm -rf "$merged"; fi
+if [ "$keep" = 0 ]; then rm -rf "$merged" build/bench/base-2b.gguf build/bench/merged-2b.gguf; fi

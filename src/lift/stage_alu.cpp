@@ -1,16 +1,17 @@
 // The execute stage for lane nl (docs/design.md §3, "operand select and ALU"), built from
 // threshold steps (Mlp::step) on nibble values, so a word compare or a nibble sum costs a
 // few units per nibble instead of a table:
-//   L9 MLP: une, per effective lane j, port p and nibble g, whether lane j's operand p
-//      differs from lane nl's there (its register read, %tid or %laneid against oa, ob,
-//      oc; immediates and the other specials are the same for every lane);
-//      the adder's first half: per nibble the sum x + y (+ 1 at nibble 0 for sub) mod 16
+//   L6 MLP (the lane ops, the last readers of every lane's register reads): une, per
+//      effective lane j, port p and nibble g, whether lane j's operand p differs from lane
+//      nl's there (its register read, %tid or %laneid against oa, ob, oc; immediates and
+//      the other specials are the same for every lane);
+//   L7 MLP: uni, whether every effective lane reads lane nl's operands (uniform_operands);
+//   L11 MLP: the adder's first half: per nibble the sum x + y (+ 1 at nibble 0 for sub) mod 16
 //      (as) and its class: kill, propagate (15) or generate (>= 16) (acl), for add
 //      (oa + ob), sub (oa + ~ob + 1), addresses (oa + imm: ld, st, atomics) and neg, abs
 //      (~oa + 1);
-//   L10 MLP: uni, whether every effective lane reads lane nl's operands (uniform_operands);
-//      car, the carry into nibbles 1..7 (carry lookahead over the classes: rules);
-//   L11 MLP: sum = as + car nibble by nibble; etag, the tag of the value record: every
+//   L12 MLP: car, the carry into nibbles 1..7 (carry lookahead over the classes: rules);
+//   L13 MLP: sum = as + car nibble by nibble; etag, the tag of the value record: every
 //      effective lane right after `sched` when the operands are uniform and the op is not
 //      an atomic, else lane nl.
 #include <algorithm>
@@ -52,7 +53,7 @@ Term small(Net& n, const std::string& field, int sign) {
 
 int une(Net& n, int lane, int port, int g, bool differs) { return n.dim("une", ((lane * 3 + port) * 8 + g) * 2 + (differs ? 1 : 0)); }
 
-// L9: une. Every (lane, port, nibble) starts equal; a step for "lane's value - nl's >= 1"
+// L6: une. Every (lane, port, nibble) starts equal; a step for "lane's value - nl's >= 1"
 // and one for "<= -1" move it to differs, vetoed unless the lane is effective, nl is a lane
 // and the operand field is of the step's source.
 void uniform_rules(Net& n, Mlp& m) {
@@ -97,7 +98,7 @@ void uniform_rules(Net& n, Mlp& m) {
     }
 }
 
-// L10: uni, 0 when no (lane, port, nibble) differs.
+// L7: uni, 0 when no (lane, port, nibble) differs.
 void uniform_and(Net& n, Mlp& m) {
   m.rule({{n.one()}}, {n.dim("uni", 0)});
   std::vector<Term> terms;
@@ -110,7 +111,7 @@ void uniform_and(Net& n, Mlp& m) {
 int as(Net& n, int g, int v) { return n.dim("as", 16 * g + v % 16); }
 int acl(Net& n, int g, int c) { return n.dim("acl", 3 * g + c); }
 
-// L9: as and acl for one operand pair, whose nibble g is the terms digit(g): steps
+// L11: as and acl for one operand pair, whose nibble g is the terms digit(g): steps
 // "digit + carry in >= v" telescope the sum's nibble from 0 to v % 16 and the class from
 // kill to propagate (v = 15) and generate (v = 16).
 void adder_digits(Net& n, Mlp& m, std::string_view set, const std::function<std::vector<Term>(int)>& digit,
@@ -160,11 +161,11 @@ void adder_first_half(Net& n, Mlp& m) {
   m.rule({rest}, zero);
 }
 
-// L10: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes) from acl (the carry in of sub is
+// L12: car (nibble g = 1..7 at 2 (g - 1): 0 no, 1 yes) from acl (the carry in of sub is
 // in nibble 0's sum).
 void carry_rules(Net& n, Mlp& m) { carries(n, m, "acl", "car", 8); }
 
-// L11: sum nibble g = as_g + carry mod 16.
+// L13: sum nibble g = as_g + carry mod 16.
 void adder_second_half(Net& n, Mlp& m) {
   for (int v = 0; v < 16; ++v) m.rule({{as(n, 0, v)}}, {n.dim("sum", v)});
   for (int g = 1; g < 8; ++g) {
@@ -180,7 +181,7 @@ void adder_second_half(Net& n, Mlp& m) {
   }
 }
 
-// L11: etag, lane in at 2 l, out at 2 l + 1.
+// L13: etag, lane in at 2 l, out at 2 l + 1.
 void tag_rules(Net& n, Mlp& m) {
   const Lit sched = {n.fam(Tok::kSched)}, other = n.families({Tok::kSched}, true);
   const std::vector<int> atomic = op_dims(n, {Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU,

@@ -6,21 +6,20 @@
 // an atomic's d early-clobber (regalloc.cpp), so the write of d = old at x leaves lane
 // j's a and b as they were, and j is the consumed value's tag (atomic values are never
 // broadcast).
-//   L4, L6 MLP: jc, lane j's operand c (L2's read `rc{j}`) for atom.cas, nibbles 0..3 in
-//      L4 and 4..7 in L6 (the units no single layer has free), the word 0 elsewhere;
-//   L7 MLP: xat, whether the token consumes an atomic's old word (0 yes, 1 no); jb, lane
+//   L6 MLP (the lane ops): jc, lane j's operand c (L2's read `rc{j}`) for atom.cas, the
+//      word 0 elsewhere; xat, whether the token consumes an atomic's old word (0 yes, 1 no); jb, lane
 //      j's operand b (L2's read `rb{j}`), ja, nibbles 0..2 of its base (`ra{j}`), the
 //      word 0 when xat is 1;
-//   L8 MLP: the update's adder, first half: per nibble old + b mod 16 and its class
+//   L7 MLP: the update's adder, first half: per nibble old + b mod 16 and its class
 //      (xs, xcl) for atom.add; the address's: ja + imm over nibbles 0..2 (ys, ycl); old
 //      against b per nibble (xc, xcs: the top one signed) for min / max and cas; mw
 //      (stage_operands.cpp) is b at an atom.exch's x, the word 0 at the others';
-//   L9 MLP: the carries into nibbles 1..7 of the update (xcar) and 1..2 of the address
+//   L11 MLP: the carries into nibbles 1..7 of the update (xcar) and 1..2 of the address
 //      (ycar); old against b, unsigned and signed (xcu, xcg: the highest differing nibble);
-//   L10 MLP: mw telescoped from 0 to old + b at an atom.add's x; xw, the word index
-//      address / 4 as hi (/ 8) and lo (% 8), or none: L12's memory key (stage_image.cpp);
+//   L12 MLP: mw telescoped from 0 to old + b at an atom.add's x; xw, the word index
+//      address / 4 as hi (/ 8) and lo (% 8), or none: L14's memory key (stage_image.cpp);
 //      xpk, whether min / max and cas keep old or take b or c;
-//   L11 MLP: mw telescoped from 0 to the kept word at min / max's and cas's x.
+//   L13 MLP: mw telescoped from 0 to the kept word at min / max's and cas's x.
 // Words are below 126 * 4 = 504, so the address's bits 0..8 (nibbles 0..2, carries run
 // upward) decide it.
 #include <algorithm>
@@ -44,7 +43,7 @@ constexpr std::initializer_list<Op> kAtomics = {Op::kAtomAdd, Op::kAtomMinS, Op:
 
 Term nibble(Net& n, const std::string& field, int g) { return value_term(n, field, 16 * g, 16); }
 
-// L7: xat, jb, ja.
+// L6: xat, jb, ja.
 void select_rules(Net& n, Mlp& m) {
   const Lit vt = n.families({Tok::kSmall, Tok::kTail}), other = n.families({Tok::kSmall, Tok::kTail}, true);
   const Lit atomic = op_dims(n, kAtomics), not_atomic = op_dims(n, kAtomics, true);
@@ -102,7 +101,7 @@ void digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const
   }
 }
 
-// L10: mw from the word 0 (L8) to xs + xcar, nibble by nibble, at an atom.add's x.
+// L12: mw from the word 0 (L7) to xs + xcar, nibble by nibble, at an atom.add's x.
 void update_word(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.add")[0]};
   for (int g = 0; g < 8; ++g) {
@@ -113,7 +112,7 @@ void update_word(Net& n, Mlp& m) {
   }
 }
 
-// L10: xw = (ys + ycar) / 4 over nibbles 0..2: lo = ys_0 / 4 + 4 (n_1 & 1), hi = n_1 / 2 +
+// L12: xw = (ys + ycar) / 4 over nibbles 0..2: lo = ys_0 / 4 + 4 (n_1 & 1), hi = n_1 / 2 +
 // 8 (n_2 & 1), where n_g = ys_g + carry mod 16; none (16, 8) when xat is 1.
 void word_index(Net& n, Mlp& m) {
   const Lit yes = {n.dim("xat", 0)};
@@ -156,7 +155,7 @@ Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos)
   return t;
 }
 
-// L8: old against b per nibble (xc: lt, eq, gt; xcs: the top nibble signed): eq at every
+// L7: old against b per nibble (xc: lt, eq, gt; xcs: the top nibble signed): eq at every
 // token, a step "old - b >= 1" to gt and "b - old >= 1" to lt, vetoed unless min / max's x.
 void compare_nibbles(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.cmp")[0]};
@@ -169,7 +168,7 @@ void compare_nibbles(Net& n, Mlp& m) {
   one(n.dim("xcs", kLt), n.dim("xcs", kEq), n.dim("xcs", kGt), 7, true);
 }
 
-// L9: the highest nibble that differs decides (xcu unsigned, xcg signed: its top nibble
+// L11: the highest nibble that differs decides (xcu unsigned, xcg signed: its top nibble
 // from xcs); equal when none does.
 void compare_words(Net& n, Mlp& m) {
   for (const char* out : {"xcu", "xcg"}) {
@@ -188,7 +187,7 @@ void compare_words(Net& n, Mlp& m) {
   }
 }
 
-// L10: xpk, min / max keep old (0) or take b (1), cas takes c (2) when old equals b;
+// L12: xpk, min / max keep old (0) or take b (1), cas takes c (2) when old equals b;
 // old for every other op.
 void pick_rules(Net& n, Mlp& m) {
   const int old = n.dim("xpk", 0), b = n.dim("xpk", 1);
@@ -209,7 +208,7 @@ void pick_rules(Net& n, Mlp& m) {
   m.rule({op_dims(n, {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomCas}, true)}, {old});
 }
 
-// L11: mw from the word 0 (L8) to old, b or c, by steps on the kept word's nibble values.
+// L13: mw from the word 0 (L7) to old, b or c, by steps on the kept word's nibble values.
 void keep_word(Net& n, Mlp& m) {
   const char* words[3] = {"wb_word", "jb", "jc"};
   for (int k = 0; k < 3; ++k) {

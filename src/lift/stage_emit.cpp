@@ -1,8 +1,8 @@
 // The emit stage and the LM head (docs/design.md §3, "emit"): the record the machine
 // emits next, chosen from the state the earlier layers decoded.
-//   L12 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
+//   L14 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
 //      nl's address (the adder's sum), every other token the null slot: mr;
-//   L12 MLP: res, lane nl's result word (mov: oa; add, sub, neg, mul.lo, mad.lo: the sum; abs: the sum or
+//   L14 MLP: res, lane nl's result word (mov: oa; add, sub, neg, mul.lo, mad.lo: the sum; abs: the sum or
 //      oa by a's sign; ld: mr; selp: oa or ob by oc; min, max: by pka; and, or, xor, not:
 //      lg; shifts: sbit's nibbles; ops the ALU does not have yet: 0); fits, whether it is a one-token value
 //      (-256..511); ef, the record family: a body record (value, its next byte m1 m2 t,
@@ -39,7 +39,7 @@ int nib(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 constexpr std::initializer_list<Op> kLoadOps = {Op::kLd,       Op::kAtomAdd,  Op::kAtomMinS, Op::kAtomMinU,
                                                 Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas};
 
-// L12: lane nl's load address is the sum; its word is slot sum / 4 (valid programs load
+// L14: lane nl's load address is the sum; its word is slot sum / 4 (valid programs load
 // aligned, written words: the interpreter traps otherwise). Other tokens read the null
 // slot (the word 0).
 void build_load(Net& n) {

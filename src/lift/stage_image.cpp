@@ -1,6 +1,6 @@
 // The token embedding, the program image and memory (docs/design.md §3). The prompt's
 // `begin`, `@b N` with its field and immediate tokens, and `@m A` with its value tokens
-// write the ROM (L1) and the memory (L12); `st` records write memory too. The host reads
+// write the ROM (L1) and the memory (L14); `st` records write memory too. The host reads
 // both out (src/host/readout.h).
 #include <optional>
 
@@ -137,7 +137,7 @@ void build_rom_address(Net& n) {
   for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 8);
 }
 
-// L12: memory. A token that completes an image value (and begin, with the word 0 at the
+// L14: memory. A token that completes an image value (and begin, with the word 0 at the
 // null slot) writes word i when the image address is i; `st` writes its word. The value
 // is mw. At `st` (vend 0) the image terms sum to at most 2 - 2.5, and the word's hi and lo
 // add 3 each less 3: only word A's key is positive. (mw: stage_operands.cpp.)

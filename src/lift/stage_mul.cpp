@@ -14,10 +14,10 @@
 //      column 7's bit products in four chunks of two pairs (at most 98 each), mod 16; and
 //      it clears L8's codes, whose dims L9's and L10's codes reuse;
 //   L10 MLP: the digits E_k = A_k % 16 + B_k % 16 + A_{k-1} / 16 + B_{k-1} / 16 (+ c's
-//      nibble k for mad.lo), mod 16 (em) and / 16 (ed, at most 3); clears L7's codes.
+//      nibble k for mad.lo), mod 16 (em) and / 16 (ed, at most 3); clears L9's codes.
 // The low word is sum E_k 16^k, so the ALU's adder (stage_alu.cpp) takes em_k and ed_{k-1}
 // as its operands' nibbles (at most 18 a nibble: a carry of 0 or 1, like any sum). Every
-// L6 step is vetoed unless the op multiplies, so other ops leave every code at 0.
+// L8 step is vetoed unless the op multiplies, so other ops leave every code at 0.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -78,7 +78,7 @@ void clear(Net& n, Mlp& m, const std::string& field) {
   for (int i = 0; i < n.l[field].size; ++i) m.step({{{n.dim(field, i)}, {1}}}, 1, {}, {{n.dim(field, i), -1}});
 }
 
-// L6: the products.
+// L8: the products.
 void products(Net& n, Mlp& m) {
   const std::vector<int> veto = op_veto(n, "mul");
   std::vector<int> zero;
@@ -122,7 +122,7 @@ void products(Net& n, Mlp& m) {
   }
 }
 
-// L7: the column sums A_k (cam, cad), B_k (cbm, cbd: index k - 1) and column 7's chunks (chm).
+// L9: the column sums A_k (cam, cad), B_k (cbm, cbd: index k - 1) and column 7's chunks (chm).
 void column_sums(Net& n, Mlp& m) {
   std::vector<int> zero;
   for (int k = 0; k < 7; ++k) zero.insert(zero.end(), {n.dim("cam", 16 * k), n.dim("cad", 8 * k), n.dim("cbm", 16 * k)});
@@ -155,7 +155,7 @@ void column_sums(Net& n, Mlp& m) {
   for (const char* f : {"plo", "phi", "pbt"}) clear(n, m, f);
 }
 
-// L8: the digits em_k, ed_k (k <= 6), with c's nibble for mad.lo.
+// L10: the digits em_k, ed_k (k <= 6), with c's nibble for mad.lo.
 void digits(Net& n, Mlp& m) {
   std::vector<int> zero;
   for (int k = 0; k < 8; ++k) zero.push_back(n.dim("em", 16 * k));

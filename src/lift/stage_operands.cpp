@@ -18,8 +18,8 @@
 //      immediate for field code 31, or the special: %tid, %ntid, %ctaid, %nctaid, %laneid,
 //      %warpid, %ctaslot from tidx/tidy, ctx/cq1/cq2, the header and the step; the word 0
 //      when nl is none;
-//   L8 MLP: mw, the word memory gets: at `st` its lane's operand b (register, immediate or
-//      special), else L0's word (0 at `pred`); L12 is its only reader, so it sits where
+//   L7 MLP: mw, the word memory gets: at `st` its lane's operand b (register, immediate or
+//      special), else L0's word (0 at `pred`); L14 is its only reader, so it sits where
 //      the MLP has room.
 #include <bit>
 #include <string>
@@ -283,7 +283,7 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
   m.rule(with(code(Special::kCtaslot), {{n.dim("thr", 16)}}), word_dims(n, out, {}));
 }
 
-// L8: mw, the word memory gets: at `st lane @mA` that lane's operand b (its register read
+// L7: mw, the word memory gets: at `st lane @mA` that lane's operand b (its register read
 // from L2: the lane is in the step's mask; the immediate; or a special), at `pred` (where
 // wb_word is empty) the word 0, at every other token L0's word.
 void memory_word_rules(Net& n, Mlp& m) {
@@ -291,7 +291,7 @@ void memory_word_rules(Net& n, Mlp& m) {
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("mw", 16 * g));
   m.rule({{n.fam(Tok::kPred)}}, zero);
   // An atomic's update (stage_atomic.cpp): atom.exch's is b; atom.add's, min / max's and
-  // cas's the word 0 here, which L10 (old + b) and L11 (old, b or c) move to the new word.
+  // cas's the word 0 here, which L12 (old + b) and L13 (old, b or c) move to the new word.
   const Lit xat = {n.dim("xat", 0)};
   m.rule({xat, op_in(n, "atom.add")}, zero);
   m.rule({xat, op_in(n, "atom.cmp")}, zero);

@@ -5,11 +5,11 @@
 // shares; nl is the step's first effective lane), its %tid (tidx{l}, tidy{l}) or its lane
 // number; a step's veto dims pick the class pair, so the difference of two operands'
 // nibbles is linear in the residual and each compare is a pair of steps.
-//   L9 MLP: cmpn{l}, per nibble lt / eq / gt (unsigned), and cms{l} for the top nibble
+//   L7 MLP: cmpn{l}, per nibble lt / eq / gt (unsigned), and cms{l} for the top nibble
 //      signed; pl{l}, the predicate logic result (and, or, xor, not, mov on 0/1 words);
-//   L10 MLP: cu{l} and cs{l}, lane l's a against b, unsigned and signed: the highest
+//   L8 MLP: cu{l} and cs{l}, lane l's a against b, unsigned and signed: the highest
 //      nibble that differs decides;
-//   L11 MLP: pb{l}, the bit the `pred` record carries for lane l: effective and true.
+//   L13 MLP: pb{l}, the bit the `pred` record carries for lane l: effective and true.
 #include <algorithm>
 #include <string>
 
@@ -83,7 +83,7 @@ std::vector<int> veto_unless(Net& n, int port, Source c, int g) {
   return v;
 }
 
-// L9: cmpn{l} (3 g + lt/eq/gt) and cms{l}: a base rule says equal; for every pair of
+// L7: cmpn{l} (3 g + lt/eq/gt) and cms{l}: a base rule says equal; for every pair of
 // source classes, the steps "a - b >= 1" and "b - a >= 1" move it to gt or lt.
 void compare_steps(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
@@ -110,7 +110,7 @@ void compare_steps(Net& n, Mlp& m, int lane) {
   }
 }
 
-// L9: pl{l} (0 true, 1 false) for the predicate logic ops, whose operands are the words
+// L7: pl{l} (0 true, 1 false) for the predicate logic ops, whose operands are the words
 // 0 and 1 (predicates, or a 0/1 immediate for mov.pred).
 void logic_steps(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
@@ -140,7 +140,7 @@ void logic_steps(Net& n, Mlp& m, int lane) {
   step(Op::kNotPred, 1, 0, 1, -1);  // -a >= 0
 }
 
-// L10: cu{l}, cs{l}: the highest nibble that is not equal decides (cs: the top one signed).
+// L8: cu{l}, cs{l}: the highest nibble that is not equal decides (cs: the top one signed).
 void order_rules(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
   for (bool is_signed : {false, true}) {
@@ -160,7 +160,7 @@ void order_rules(Net& n, Mlp& m, int lane) {
   }
 }
 
-// L11: pb{l} (0 set, 1 clear): the lane is effective and the op's result is true.
+// L13: pb{l} (0 set, 1 clear): the lane is effective and the op's result is true.
 void bit_rules(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
   const int set = n.dim("pb" + l, 0), clear = n.dim("pb" + l, 1);

@@ -1,15 +1,15 @@
 // The value ops that choose or combine bits rather than add (docs/design.md §3), for lane
 // nl, by threshold steps:
-//   L9 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
+//   L11 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
 //      >= 1, = 1) and not (a = 0), or a's bit for the shifts, vetoed unless the op is the
 //      one: all off otherwise; sa, the shift amount (b below 32, else 32);
 //      brev's bits (a's bit 31 - i for bit i); popc's and clz's a as it is;
-//   L10 MLP: lg, those bits as nibbles (steps on the bits' weighted sum), or their count
+//   L12 MLP: lg, those bits as nibbles (steps on the bits' weighted sum), or their count
 //      for popc (on bits) and clz (off bits from the top: a step per length);
-//   L11 MLP: pka, whether min / max take a (lane nl's compare of a and b from
+//   L13 MLP: pka, whether min / max take a (lane nl's compare of a and b from
 //      stage_pred.cpp: cu{l}, cs{l}); sbit, the shifted word's bits (a step per output bit
 //      and amount: "the amount is s and the source bit is on").
-// L12's result select (stage_emit.cpp) takes lg for the logic ops, sbit's nibbles for the
+// L14's result select (stage_emit.cpp) takes lg for the logic ops, sbit's nibbles for the
 // shifts, pka's operand for min and max, oa or ob by the predicate oc for selp, and the
 // adder's ~a + 1 for neg and abs.
 #include <algorithm>
@@ -59,7 +59,7 @@ void logic_bits(Net& n, Mlp& m) {
     }
 }
 
-// L9: sa, the shift amount: b when it is below 32 (b's nibble 0 and 1, the rest 0), else 32.
+// L11: sa, the shift amount: b when it is below 32 (b's nibble 0 and 1, the rest 0), else 32.
 void shift_amount(Net& n, Mlp& m) {
   for (int s = 0; s < 32; ++s) {
     std::vector<Lit> lits = {{n.dim("ob", s % 16)}, {n.dim("ob", 16 + s / 16)}};
@@ -79,7 +79,7 @@ void shift_amount(Net& n, Mlp& m) {
 
 int sbit(Net& n, int i, bool on) { return n.dim("sbit", 2 * i + (on ? 0 : 1)); }
 
-// L11: sbit, the shifted word's bits: bit i is on when the amount is s and a's bit i - s
+// L13: sbit, the shifted word's bits: bit i is on when the amount is s and a's bit i - s
 // (shl), i + s (shr.u) or min(i + s, 31) (shr.s; for amounts of 32 and more, the sign)
 // is on; shl and shr.u by 32 or more give 0.
 void shift_bits(Net& n, Mlp& m) {
@@ -97,7 +97,7 @@ void shift_bits(Net& n, Mlp& m) {
   }
 }
 
-// L10: lg, the word of the logic ops and brev (lbit's bits as nibbles), or of popc and clz (a
+// L12: lg, the word of the logic ops and brev (lbit's bits as nibbles), or of popc and clz (a
 // count 0..32 of lbit's bits, a's own: the nibbles 0 and 1 of the word). Each is a step that
 // moves a nibble's hot one up, vetoed unless the op is one of its set.
 void logic_nibbles(Net& n, Mlp& m) {

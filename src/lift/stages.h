@@ -59,7 +59,7 @@ inline constexpr int kRomPad = 127;
 void build_embedding(Net& n);
 
 // stage_image.cpp: the program image and memory. L0 image address and ROM block address;
-// L1 the ROM's writes; L12 memory (image values and `st`).
+// L1 the ROM's writes; L14 memory (image values and `st`).
 void build_image(Net& n);
 
 // stage_state.cpp: what consumed records write and what every token reads. L0 step and
@@ -80,12 +80,12 @@ void build_launch(Net& n);
 void build_lanes(Net& n);
 
 // stage_sched.cpp: the last warp (L0 head 8), the lane status reads (L4), and the
-// scheduler's MLPs (L4, L5, L9-L11).
+// scheduler's MLPs (L4, L5, L6, L12, L13).
 void build_scheduler(Net& n);
 
 // stage_operands.cpp: btag (L0 heads 9, 10), the next record's lane nl (L3 MLP), each
 // lane's %tid (L3 MLP), nl's operands oa, ob, oc (L5 MLP), and mw, the word memory gets
-// (L4 MLP).
+// (L7 MLP).
 void build_operands(Net& n);
 
 // stage_mul.cpp: the multiplier's products (plo, phi: dual-rail bits; pbt), column sums
@@ -95,28 +95,28 @@ inline constexpr int kMulPairs = 28;
 void build_multiplier(Net& n);
 
 // stage_alu.cpp: the uniform-operand check (une, uni), the adder (as, acl, car, sum) and
-// the value record's tag (etag), L9-L11 MLPs.
+// the value record's tag (etag), L6, L7, L11-L13 MLPs.
 void build_alu(Net& n);
 
 // Carry lookahead over a class field (per nibble kill, propagate, generate at 3 g + 0..2):
 // the carry into nibble g = 1..nibbles-1 at 2 (g - 1) of `car` (0 no, 1 yes), decided by
-// the nearest nibble below that does not propagate: the adder's car (L10), the atomic's
-// xcar and ycar (L9).
+// the nearest nibble below that does not propagate: the adder's car (L12), the atomic's
+// xcar and ycar (L11).
 void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles);
 
-// stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L9-L11.
+// stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L7, L8, L13.
 void build_predicates(Net& n);
 
-// stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L9-L11.
+// stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L11-L13.
 void build_select(Net& n);
 
 // stage_atomic.cpp: an atomic's update at the token that consumes a lane's old word:
-// lane j's b and base (jb, ja, xat: L7), the update's and the address's adders (L8-L10),
-// the new word into mw and the word index xw for the memory key (L10).
+// lane j's b, c and base (jb, jc, ja, xat: L6), the update's and the address's adders (L7,
+// L11, L12), the new word into mw and the word index xw for the memory key (L12, L13).
 void build_atomics(Net& n);
 
-// stage_emit.cpp: the load read (L12 memory head), the result, whether it fits one token
-// and the record family (L12 MLP), the LM head.
+// stage_emit.cpp: the load read (L14 memory head), the result, whether it fits one token
+// and the record family (L14 MLP), the LM head.
 void build_emit(Net& n);
 
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
