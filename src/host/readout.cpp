@@ -112,9 +112,10 @@ std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State&
   if (all_zero(row)) return std::nullopt;
   float peak = peak_of(row);
   std::string what = fmt::format("warp {} lane {} status", warp, lane);
-  int hi = one_hot(row, lift::kLanePcHi, 16, peak, what + " PC / 8");
-  int lo = one_hot(row, lift::kLanePcLo, 8, peak, what + " PC % 8");
-  return LaneStatus{.pc = 8 * hi + lo, .finished = one_hot(row, lift::kLaneFinished, 2, peak, what + " finished") == 1,
+  int pc = 0;
+  for (int b = 0; b < lift::kLanePcBits; ++b)
+    if (one_hot(row, lift::bit_dim(b, true), 2, peak, fmt::format("{} PC bit {}", what, b)) == 0) pc |= 1 << b;
+  return LaneStatus{.pc = pc, .finished = one_hot(row, lift::kLaneFinished, 2, peak, what + " finished") == 1,
                     .flag = one_hot(row, lift::kLaneFlag, 2, peak, what + " barrier flag")};
 }
 

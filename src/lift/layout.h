@@ -48,7 +48,7 @@ struct Layout {
   // A field; place() gives it dims.
   void add(const std::string& name, int size, Life life = {});
   // Gives every field the lowest dims that no field alive at the same time holds (first
-  // fit, the fields that hold the most dims x sublayers first).
+  // fit, the longest-lived fields first, then the widest).
   void place();
   const Field& operator[](const std::string& name) const;  // CHECKs that it exists
 };

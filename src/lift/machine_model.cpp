@@ -121,7 +121,7 @@ void scheduler_fields(Layout& l) {
   l.add("lastw", kWarps, C(A(0), M(5), 1));  // L0: the last warp that ran
   for (int w = 0; w < kWarps; ++w)  // L4: lane status rows (read last by L6's MLP)
     for (int lane = 0; lane < kLanes; ++lane)
-      l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode, C(A(4), M(6), 4));
+      l.add("ls" + std::to_string(w) + std::to_string(lane), kLaneStatusCode, C(A(4), M(6), kLaneStatusHots));
   for (int w = 0; w < kWarps; ++w)  // L4 MLP: 0 runnable, 1 waiting, 2 finished
     for (int lane = 0; lane < kLanes; ++lane)
       l.add("rs" + std::to_string(w) + std::to_string(lane), 3, C(M(4), M(6), 1));
@@ -269,7 +269,7 @@ std::vector<int> machine_hots() {
       kLanes * kLaneControlHots + 6 + 1 + 2,  // L2 MLP: lane control; wave comparisons; wbase; cta
       kMaxCtas,                           // L3: parity
       kWarps * kLanes + kWarps + kLanes + 1 + 2 * kLanes + 2,  // L3 MLP: live, rflag, sflag, nl, tidx{l} tidy{l}, cq1 cr1
-      kWarps * kLanes * 4,                // L4: lane status (PC hi, lo, finished, flag)
+      kWarps * kLanes * kLaneStatusHots,  // L4: lane status (the PC's bits, finished, flag)
       kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
@@ -294,14 +294,15 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  // The fields' placement (machine_layout(): 4,764 dims; 8,321 if every field had dims of
-  // its own; 7,808 before issue 24), rounded up to 32 (the engine's bf16 vector width).
-  c.hidden_size = 2656;
+  // The fields' placement (machine_layout(): 2,493 dims, the most alive at once 2,492;
+  // 7,133 if every field had dims of its own; 7,808 on 13 layers before issue 24), rounded
+  // up to 32 (the engine's bf16 vector width).
+  c.hidden_size = 2496;
   c.num_hidden_layers = 15;
   c.layer_types = std::vector<std::string>(15, "linear_attention");
   c.layer_types[5] = "full_attention";
   // Qwen3.5-2B's MLP width, which the construction fills: two units per rule or step, one
-  // per cleared dim (build_clears uses what L0-L10 have left; L4, L9 and L10 are full).
+  // per cleared dim (build_clears uses what the layers have left; L5 is the fullest).
   c.intermediate_size = 6144;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;

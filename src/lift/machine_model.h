@@ -103,10 +103,11 @@ constexpr int bit_dim(int bit, bool on) { return 2 * bit + (on ? 0 : 1); }
 inline constexpr int kParityLayer = 3;  // heads 0-3: the barrier parity of each CUDA block slot
 inline constexpr int kLaneLayer = 4;    // heads 4 w + l: lane status (PC, finished, flag)
 constexpr int lane_head(int warp, int lane) { return 4 * warp + lane; }
-// A lane status row (slot 0 of its head, read into ls{w}{l}): PC / 8 at kLanePcHi, PC % 8
-// at kLanePcLo, finished at kLaneFinished (+ 0 no, + 1 yes), the barrier flag at kLaneFlag
-// (+ 0, + 1); 4 pad channels after it.
-inline constexpr int kLanePcHi = 0, kLanePcLo = 16, kLaneFinished = 24, kLaneFlag = 26, kLaneStatusCode = 28;
+// A lane status row (slot 0 of its head, read into ls{w}{l}): the PC's 7 bits as dual
+// rails (bit_dim(i, on); PC / 8 is bits 3..6), finished at kLaneFinished (+ 0 no, + 1
+// yes), the barrier flag at kLaneFlag (+ 0, + 1): 18 dims, 9 hot (issue 24: one-hot PC
+// nibbles took 28), and pad channels after it up to a row of 32 hots.
+inline constexpr int kLanePcBits = 7, kLaneFinished = 14, kLaneFlag = 16, kLaneStatusCode = 18, kLaneStatusHots = 9;
 
 // The lane ops (L6, L7): every reader of the register reads and the lane status rows,
 // which they clear, so neither holds its dims past L7 (issue 24).

@@ -100,8 +100,8 @@ void flag_rules(Net& n, Mlp& m) {
   }
 }
 
-// L4: lane (w, l) keeps PC hi | lo | finished | flag (machine_model.h's kLane*) and 4 pad
-// channels in slot 0 of head 4 w + l; `begin` writes PC 0, finished, flag 0.
+// L4: lane (w, l) keeps its PC's bits | finished | flag (machine_model.h's kLane*) and 23
+// pad channels in slot 0 of head 4 w + l; `begin` writes PC 0, finished, flag 0.
 void build_lane_status(Net& n) {
   for (int w = 0; w < kWarps; ++w)
     for (int l = 0; l < kLanes; ++l) {
@@ -114,12 +114,12 @@ void build_lane_status(Net& n) {
       for (int mask = 1; mask < 16; ++mask)
         if (mask >> l & 1) h.key(0, n.dim("smask", mask));
       h.key_bias(0, -1.5f);
-      for (int j = 0; j < 16; ++j) h.value(kLanePcHi + j, n.dim("npc_hi" + s, j));
-      for (int j = 0; j < 8; ++j) h.value(kLanePcLo + j, n.dim("npc_lo" + s, j));
-      for (Tok t : {Tok::kBegin, Tok::kRun, Tok::kWave}) {  // a new wave starts every lane at block 0
-        h.value(kLanePcHi, n.fam(t));
-        h.value(kLanePcLo, n.fam(t));
-      }
+      for (int j = 0; j < 16; ++j)  // PC / 8: bits 3..6
+        for (int b = 0; b < 4; ++b) h.value(bit_dim(3 + b, j >> b & 1), n.dim("npc_hi" + s, j));
+      for (int j = 0; j < 8; ++j)  // PC % 8: bits 0..2
+        for (int b = 0; b < 3; ++b) h.value(bit_dim(b, j >> b & 1), n.dim("npc_lo" + s, j));
+      for (Tok t : {Tok::kBegin, Tok::kRun, Tok::kWave})  // a new wave starts every lane at block 0
+        for (int b = 0; b < kLanePcBits; ++b) h.value(bit_dim(b, false), n.fam(t));
       h.value(kLaneFinished + 1, n.fam(Tok::kBegin));
       h.value(kLaneFlag, n.fam(Tok::kBegin));
       for (int a : {0, 2}) h.value(kLaneFinished, n.dim("act" + s, a));
@@ -130,7 +130,7 @@ void build_lane_status(Net& n) {
         h.value(kLaneFlag + p, n.dim("sflag" + s, p));
         h.value(kLaneFlag + p, n.dim("rflag" + std::to_string(w), p));
       }
-      for (int j = kLaneStatusCode; j < kLaneStatusCode + 4; ++j) h.pad(j);
+      for (int j = kLaneStatusCode; j < kLaneStatusCode + 32 - kLaneStatusHots; ++j) h.pad(j);
     }
 }
 

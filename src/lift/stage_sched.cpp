@@ -8,12 +8,12 @@
 //      wave follows); nk_hi, nk_lo (the wave k + 1);
 //   L5 MLP: nw (the next warp round-robin after lastw with a runnable lane, 4 none);
 //      rel{c} (0: every unfinished lane of CUDA block slot c waits, and one does);
-//   L9 MLP: ch{l}, cl{l} (lane l of warp nw: its PC / 8, % 8 when runnable, else 16, 8);
+//   L6 MLP: ch{l}, cl{l} (lane l of warp nw: its PC / 8, % 8 when runnable, else 16, 8);
 //      bar (the first released slot, 4 none), barq (its new parity, 2 none); sfam (the
 //      record: 0 bar, 1 sched, 2 wave, 3 end);
-//   L10 MLP: cmp{i}{j} (i < j): lane i's PC against lane j's (<, =, >; not runnable is
+//   L12 MLP: cmp{i}{j} (i < j): lane i's PC against lane j's (<, =, >; not runnable is
 //      larger than any PC);
-//   L11 MLP: smk{l} (0: lane l is in the min-PC mask), mhi, mlo (the min PC).
+//   L13 MLP: smk{l} (0: lane l is in the min-PC mask), mhi, mlo (the min PC).
 // A lane's CUDA block slot depends on the block's thread count only through its warps per
 // CUDA block, so the rules take thr in four classes (1-4, 5-8, 9-12, 13-16 threads).
 #include <string>
@@ -66,7 +66,7 @@ void build_status_reads(Net& n) {
     for (int l = 0; l < kLanes; ++l) {
       Head h(n, kLaneLayer, lane_head(w, l));
       h.query_bias(0, 0.5f);
-      for (int j = 0; j < kLaneStatusCode; ++j) h.read(j, n.dim("ls" + wl(w, l), j), 8);
+      for (int j = 0; j < kLaneStatusCode; ++j) h.read(j, n.dim("ls" + wl(w, l), j), 32);
     }
 }
 
@@ -173,8 +173,13 @@ void candidate_rules(Net& n, Mlp& m) {
     for (int w = 0; w < kWarps; ++w) {
       const std::string ls = "ls" + wl(w, l);
       m.rule({d(n, "nw", w), rs(n, w, l, {1, 2})}, {hi + 16, lo + 8});
-      for (int x = 0; x < 16; ++x) m.rule({d(n, "nw", w), rs(n, w, l, {0}), d(n, ls, kLanePcHi + x)}, {hi + x});
-      for (int x = 0; x < 8; ++x) m.rule({d(n, "nw", w), rs(n, w, l, {0}), d(n, ls, kLanePcLo + x)}, {lo + x});
+      auto pc_is = [&](int x, int first_bit, int bits) {  // the literals "PC bits first.. are x"
+        std::vector<Lit> lits = {d(n, "nw", w), rs(n, w, l, {0})};
+        for (int b = 0; b < bits; ++b) lits.push_back(d(n, ls, bit_dim(first_bit + b, x >> b & 1)));
+        return lits;
+      };
+      for (int x = 0; x < 16; ++x) m.rule(pc_is(x, 3, 4), {hi + x});
+      for (int x = 0; x < 8; ++x) m.rule(pc_is(x, 0, 3), {lo + x});
     }
   }
 }
