@@ -132,9 +132,18 @@ void find_dead_parts(const Model& m, WeightStructure& s) {
   s.live_channels.assign(L, {});
   s.mixer_zero.assign(L, 0);
   s.mlp_zero.assign(L, 0);
+  s.mlp_units.assign(L, c.intermediate_size);
   for (int il = 0; il < L; ++il) {
     const LayerWeights& l = m.layers[il];
     s.mlp_zero[il] = rows_zero(s, l.down_proj, 0, l.down_proj.out());
+    const int64_t I = c.intermediate_size;
+    int64_t lo = 0, hi = I;  // the least u with rows [u, I) of gate and up zero
+    while (lo < hi) {
+      const int64_t mid = (lo + hi) / 2;
+      if (rows_zero(s, l.gate_proj, mid, I) && rows_zero(s, l.up_proj, mid, I)) hi = mid;
+      else lo = mid + 1;
+    }
+    s.mlp_units[il] = lo;
     if (!l.linear) {
       s.mixer_zero[il] = rows_zero(s, l.self_attn.o_proj, 0, l.self_attn.o_proj.out());
       continue;
@@ -454,7 +463,11 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
       linear(l.up_proj, sc.a.data(), sc.big2.data(), T, sc, ex);
       sc.csr_inputs.scanned = nullptr;
       // HF: self.act_fn(self.gate_proj(x)) * self.up_proj(x), each a tensor in the dtype.
-      swiglu(sc.big1.data(), sc.big2.data(), T * I, act_);
+      if (skip) {
+        for (int64_t t = 0; t < T; ++t) swiglu(sc.big1.data() + t * I, sc.big2.data() + t * I, found.mlp_units[il], act_);
+      } else {
+        swiglu(sc.big1.data(), sc.big2.data(), T * I, act_);
+      }
       linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, ex);
     }
     trace("ffn_out", il, sc.out.data(), H);

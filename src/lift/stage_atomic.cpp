@@ -56,15 +56,13 @@ void select_rules(Net& n, Mlp& m) {
   for (int l = 0; l < kLanes; ++l) {
     const Lit lane = {n.dim("wb_tag", 2 * l)};
     const std::string s = std::to_string(l);
-    for (int j = 0; j < 128; ++j) {  // the register reads' nibble j / 16 is j % 16
-      auto rule = [&](const char* read, const char* out) {
-        std::vector<Lit> lits = {vt, atomic, lane};
-        for (const Lit& b : nibble_is(n, read + s, j / 16, j % 16)) lits.push_back(b);
-        m.rule(lits, {n.dim(out, j)});
-      };
-      rule("rb", "jb");
-      if (j < 16 * kAddrNibbles) rule("ra", "ja");
-    }
+    auto rule = [&](const char* read, const char* out, int j) {  // the read's nibble j / 16 is j % 16
+      std::vector<Lit> lits = {vt, atomic, lane};
+      for (const Lit& b : nibble_is(n, read + s, j / 16, j % 16)) lits.push_back(b);
+      m.rule(lits, {n.dim(out, j)});
+    };
+    for (int j = 0; j < 128; ++j) rule("rb", "jb", j);  // a word's rules in a row (stage_operands.cpp)
+    for (int j = 0; j < 16 * kAddrNibbles; ++j) rule("ra", "ja", j);
   }
 }
 

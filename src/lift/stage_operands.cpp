@@ -300,12 +300,15 @@ void memory_word_rules(Net& n, Mlp& m) {
     m.rule({n.families({Tok::kSt, Tok::kPred}, true), {n.dim("xat", 1)}, {n.dim("wb_word", j)}}, {n.dim("mw", j)});
     m.rule({xat, op_in(n, "atom.exch"), {n.dim("jb", j)}}, {n.dim("mw", j)});
     m.rule({st, imm, {n.dim("f_imm", j)}}, {n.dim("mw", j)});
-    for (int l = 0; l < kLanes; ++l) {  // the register read's nibble j / 16 is j % 16
+  }
+  // Lane by lane, a word's rules in a row: each literal's units are few runs (the sparse
+  // matmul's cost is per run of a column, docs/design.md §4).
+  for (int l = 0; l < kLanes; ++l)
+    for (int j = 0; j < 128; ++j) {  // the register read's nibble j / 16 is j % 16
       std::vector<Lit> lits = {st, reg, {n.dim("stl", l)}};
       for (const Lit& b : nibble_is(n, "rb" + std::to_string(l), j / 16, j % 16)) lits.push_back(b);
       m.rule(lits, {n.dim("mw", j)});
     }
-  }
   special_rules(n, m, "f_b", "mw", {{st}, "stl", true});
 }
 
@@ -318,14 +321,13 @@ void operand_rules(Net& n, Mlp& m) {
     for (int g = 0; g < 8; ++g) zero.push_back(n.dim(outs[p], 16 * g));
     m.rule({{n.dim("nl", kLanes)}}, zero);
     const Lit imm = {n.dim(fields[p], kImmCode)}, other = n.dims(fields[p], 0, kSpecialCode);
-    for (int j = 0; j < 128; ++j) {
-      m.rule({n.dims("nl", 0, kLanes), imm, {n.dim("f_imm", j)}}, {n.dim(outs[p], j)});
-      for (int l = 0; l < kLanes; ++l) {  // the register read's nibble j / 16 is j % 16
+    for (int j = 0; j < 128; ++j) m.rule({n.dims("nl", 0, kLanes), imm, {n.dim("f_imm", j)}}, {n.dim(outs[p], j)});
+    for (int l = 0; l < kLanes; ++l)  // lane by lane (as mw's rules)
+      for (int j = 0; j < 128; ++j) {  // the register read's nibble j / 16 is j % 16
         std::vector<Lit> lits = {{n.dim("nl", l)}, other};
         for (const Lit& b : nibble_is(n, reads[p] + std::to_string(l), j / 16, j % 16)) lits.push_back(b);
         m.rule(lits, {n.dim(outs[p], j)});
       }
-    }
     special_rules(n, m, fields[p], outs[p], {{n.dims("nl", 0, kLanes)}, "nl", false});
   }
 }
