@@ -299,7 +299,7 @@ void expect_llama_generates(const std::string& gguf, const std::string& what, co
 // records as one prompt), the step and the register file read out of its state equal the
 // interpreter's at the end. (a) and (c) in one llama.cpp process.
 //
-// llama.cpp multiplies every weight of the 7.6 GB f32 GGUF at each token (about a second a
+// llama.cpp multiplies every weight of the 4.5 GB f32 GGUF at each token (about a second a
 // generated token here, one thread), so the work is split by what each run adds: f32
 // generates examples/divergence.qasm (77 records) and forces none (the same machine, the
 // f32 writer and llama.cpp's f32 path are what it adds); bf16 forces a corpus launch with

@@ -107,7 +107,7 @@ void release_file_pages(const Model& m, const void* p, size_t n) {
 }
 
 // A merged checkpoint's base layers and head, from where config.json's qgpu object puts the
-// GPU instead of by reading them (31 GB for Qwen3.5-2B's merge, whose 7,808 GPU dims are +0
+// GPU instead of by reading them (12.5 GB for Qwen3.5-2B's merge, whose 2,496 GPU dims are +0
 // in every base weight): readers multiply their first d inputs (gate and up the base's MLP
 // units), writers their first d rows (down_proj over the base's units); the head's base rows
 // read d inputs, its GPU rows are a CSR copy. The first and last row (and padded unit) of

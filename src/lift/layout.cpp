@@ -54,6 +54,13 @@ void Layout::place() {
   }
 }
 
+int Layout::alive(int sublayer) const {
+  int dims = 0;
+  for (const Field& f : fields)
+    if ((f.life.born <= sublayer && sublayer < f.life.cleared) || (f.life.head && sublayer < mlp(0))) dims += f.size;
+  return dims;
+}
+
 const Field& Layout::operator[](const std::string& name) const {
   auto it = index.find(name);
   CHECK(it != index.end() && "no such residual field");

@@ -51,6 +51,10 @@ struct Layout {
   // fit, the longest-lived fields first, then the widest).
   void place();
   const Field& operator[](const std::string& name) const;  // CHECKs that it exists
+  // The dims of the fields alive after sublayer s (born at or before it and cleared after
+  // it; a head field from the embedding to L0's MLP too): no placement is narrower than
+  // the most of these.
+  int alive(int sublayer) const;
 };
 
 // Whether two fields are ever alive at the same sublayer: a field cleared by an MLP may

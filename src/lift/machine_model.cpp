@@ -399,11 +399,23 @@ std::string machine_summary(const Builder& b) {
     if (units > widest) widest = units, widest_layer = il;
     mlp += fmt::format("{}L{} {}", mlp.empty() ? "" : ", ", il, units);
   }
+  // Where the width goes (docs/design.md §3, "How big the merge is"): dims alive after
+  // the embedding and after each layer's mixer and MLP.
+  const Layout l = machine_layout();
+  std::string alive = fmt::format("E {}", l.alive(kEmbedding));
+  int most = 0, most_at = 0;
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    alive += fmt::format(", L{} {}/{}", il, l.alive(mixer(il)), l.alive(lift::mlp(il)));
+    for (int s : {mixer(il), lift::mlp(il)})
+      if (l.alive(s) > most) most = l.alive(s), most_at = s;
+  }
   return fmt::format(
-      "residual: {} of {} dims used\nDeltaNet heads used: {} ({})\nwidest MLP: {} of {} units (layer {})\n"
-      "MLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\nnonzero per layer: {}\n",
-      machine_layout().used, c.hidden_size, total_heads, heads, widest, c.intermediate_size, widest_layer, mlp, params,
-      nonzero, per_layer);
+      "residual: {} of {} dims used; the most alive at once {}, after L{}'s {}\n"
+      "dims alive after each sublayer (mixer/MLP): {}\nDeltaNet heads used: {} ({})\n"
+      "widest MLP: {} of {} units (layer {})\nMLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\n"
+      "nonzero per layer: {}\n",
+      l.used, c.hidden_size, most, most_at / 2, most_at % 2 ? "MLP" : "mixer", alive, total_heads, heads, widest,
+      c.intermediate_size, widest_layer, mlp, params, nonzero, per_layer);
 }
 
 }  // namespace qgpu::lift

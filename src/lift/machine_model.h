@@ -165,8 +165,9 @@ Builder build_machine(int norm_width = 0, bool shared = true);
 std::string machine_tokenizer_json();
 // Writes the GPU-only model as a HF directory.
 void write_machine_model(const std::string& dir, engine::DType dtype);
-// What the weights use, counted from them: residual dims, DeltaNet heads per layer, the
-// widest MLP, nonzero parameters (one line per item, for `qgpu compile-model`).
+// What the weights use, counted from them: residual dims (used, and alive after each
+// sublayer), DeltaNet heads per layer, the widest MLP, nonzero parameters (one line per
+// item, for `qgpu compile-model`).
 std::string machine_summary(const Builder& b);
 // Why the compiled model cannot generate records for a program with this ROM and launch yet
 // (the first block whose op or operand the ALU does not have, named; %ctaid needs a grid at
