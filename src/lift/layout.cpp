@@ -57,7 +57,7 @@ void Layout::place() {
 int Layout::alive(int sublayer) const {
   int dims = 0;
   for (const Field& f : fields)
-    if ((f.life.born <= sublayer && sublayer < f.life.cleared) || (f.life.head && sublayer < mlp(0))) dims += f.size;
+    if (overlap(f.life, {.born = sublayer, .cleared = sublayer + 1})) dims += f.size;
   return dims;
 }
 

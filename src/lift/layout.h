@@ -24,7 +24,6 @@ struct Life {
   int born = kEmbedding;  // the sublayer that writes the field first
   int cleared = kNever;   // the MLP that clears it, at or after its last reader
   int hots = 0;           // the hot entries it holds there (the residual's energy drops by them)
-  bool by_stage = false;  // its own stage writes the clear (the multiplier's codes); else build_clears
   // Read by the LM head: the tied embedding, which is also the head, writes the head's
   // pattern for a token into these dims too, and L0's MLP clears it, so the field also
   // holds its dims from the embedding to that clear.

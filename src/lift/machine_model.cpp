@@ -166,17 +166,16 @@ void operand_fields(Layout& l) {
   for (const char* f : {"oa", "ob", "oc"}) l.add(f, 128, B(M(5)));  // L5 MLP
 }
 
-// The multiplier (stage_mul.cpp): each layer clears the codes of the one before.
+// The multiplier (stage_mul.cpp): each layer's codes are cleared by the next, their reader.
 void multiplier_fields(Layout& l) {
-  auto by_mul = [](int born, int cleared, int hots) { return Life{born, cleared, hots, true}; };
-  l.add("plo", 8 * kMulPairs, by_mul(M(8), M(9), 4 * kMulPairs));  // L8 MLP: products, low nibble (dual-rail bits)
-  l.add("phi", 8 * kMulPairs, by_mul(M(8), M(9), 4 * kMulPairs));  // high nibble
-  l.add("pbt", 8 * 10 * 2, by_mul(M(8), M(9), 8 * 10));  // column 7's bit products: on, off
-  l.add("cam", 7 * 16, by_mul(M(9), M(10), 7));  // L9 MLP: A_k mod 16, / 16
-  l.add("cad", 7 * 8, by_mul(M(9), M(10), 7));
-  l.add("cbm", 7 * 16, by_mul(M(9), M(10), 7));  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
-  l.add("cbd", 6 * 8, by_mul(M(9), M(10), 6));
-  l.add("chm", 4 * 16, by_mul(M(9), M(10), 4));  // column 7's chunks mod 16
+  l.add("plo", 8 * kMulPairs, C(M(8), M(9), 4 * kMulPairs));  // L8 MLP: products, low nibble (dual-rail bits)
+  l.add("phi", 8 * kMulPairs, C(M(8), M(9), 4 * kMulPairs));  // high nibble
+  l.add("pbt", 8 * 10 * 2, C(M(8), M(9), 8 * 10));  // column 7's bit products: on, off
+  l.add("cam", 7 * 16, C(M(9), M(10), 7));  // L9 MLP: A_k mod 16, / 16
+  l.add("cad", 7 * 8, C(M(9), M(10), 7));
+  l.add("cbm", 7 * 16, C(M(9), M(10), 7));  // B_k (k = 1..7) mod 16, / 16 (k <= 6)
+  l.add("cbd", 6 * 8, C(M(9), M(10), 6));
+  l.add("chm", 4 * 16, C(M(9), M(10), 4));  // column 7's chunks mod 16
   l.add("em", 8 * 16, C(M(10), M(11), 8));  // L10 MLP: E_k mod 16, / 16 (k <= 6)
   l.add("ed", 7 * 4, C(M(10), M(11), 7));
 }
@@ -229,15 +228,15 @@ void execute_fields(Layout& l) {
   l.add("jc", 128, B(M(6)));         // L6 MLP: lane j's operand c (cas)
 }
 
-// Every field that no stage clears itself is cleared where its life says (layout.h), so
-// the fields born later can take its dims.
+// Every field is cleared where its life says (layout.h), so the fields born later can
+// take its dims.
 void build_clears(Net& n) {
   Mlp input(n, 0);  // the head pattern the tied embedding writes (hpad's clear counts its hots)
   for (const Field& f : n.l.fields)
     if (f.life.head)
       for (int i = 0; i < f.size; ++i) input.clear(f.dim(i));
   for (const Field& f : n.l.fields) {
-    if (f.life.cleared == kNever || f.life.by_stage) continue;
+    if (f.life.cleared == kNever) continue;
     Mlp m(n, (f.life.cleared - 1) / 2);
     for (int i = 0; i < f.size; ++i) m.clear(f.dim(i));
   }
@@ -276,8 +275,8 @@ std::vector<int> machine_hots() {
       0, 96 + 8 + 2 * kLanes + 3 + 1 + 8 + 3,  // L6 MLP: une; jc; ch, cl, bar, barq, sfam; xat, jb, ja
       0, 10 * kLanes + 8 + 1 + 8 + 8 + 3 + 3 + 8 + 1,  // L7 MLP: cmpn, cms, pl; mw; uni; xs, xcl, ys, ycl; xc, xcs
       0, 8 * kMulPairs + 8 * 10 + 2 * kLanes,  // L8 MLP: plo, phi, pbt; cu, cs
-      0, 7 + 7 + 7 + 6 + 4 - (8 * kMulPairs + 8 * 10),  // L9 MLP: cam, cad, cbm, cbd, chm; L8's cleared
-      0, 8 + 7 - (7 + 7 + 7 + 6 + 4),     // L10 MLP: em, ed; L9's cleared
+      0, 7 + 7 + 7 + 6 + 4,               // L9 MLP: cam, cad, cbm, cbd, chm
+      0, 8 + 7,                           // L10 MLP: em, ed
       0, 16 + 32 + 1 + 7 + 2 + 2,         // L11 MLP: as, acl; lbit, sa; xcar, ycar; xcu, xcg
       0, 6 + 7 + 8 + 2 + 1,               // L12 MLP: cmp; car; lg; xw, xpk
       0, kLanes + 2 + 8 + kLanes + kLanes + 1 + 32,  // L13 MLP: smk, mhi, mlo; sum, etag; pb; pka, sbit
@@ -287,7 +286,7 @@ std::vector<int> machine_hots() {
   for (int a : adds) h.push_back(h.back() + a);
   // build_clears: a field cleared by sublayer s leaves the residual after it.
   for (const Field& f : machine_layout().fields)
-    if (f.life.cleared != kNever && !f.life.by_stage)
+    if (f.life.cleared != kNever)
       for (size_t s = static_cast<size_t>(f.life.cleared) + 1; s < h.size(); ++s) h[s] -= f.life.hots;
   return h;
 }

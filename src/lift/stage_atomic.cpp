@@ -66,16 +66,16 @@ void select_rules(Net& n, Mlp& m) {
   }
 }
 
-// L6: jc, nibbles first..first + 3.
-void select_c(Net& n, Mlp& m, int first) {
+// L6: jc.
+void select_c(Net& n, Mlp& m) {
   const Lit vt = n.families({Tok::kSmall, Tok::kTail}), other = n.families({Tok::kSmall, Tok::kTail}, true);
   const Lit cas = op_dims(n, {Op::kAtomCas}), not_cas = op_dims(n, {Op::kAtomCas}, true);
   std::vector<int> none;
-  for (int g = first; g < first + 4; ++g) none.push_back(n.dim("jc", 16 * g));
+  for (int g = 0; g < 8; ++g) none.push_back(n.dim("jc", 16 * g));
   m.rule({other}, none);
   m.rule({vt, not_cas}, none);
   for (int l = 0; l < kLanes; ++l)
-    for (int j = 16 * first; j < 16 * (first + 4); ++j) {
+    for (int j = 0; j < 128; ++j) {
       std::vector<Lit> lits = {vt, cas, {n.dim("wb_tag", 2 * l)}};
       for (const Lit& b : nibble_is(n, "rc" + std::to_string(l), j / 16, j % 16)) lits.push_back(b);
       m.rule(lits, {n.dim("jc", j)});
@@ -224,8 +224,7 @@ void keep_word(Net& n, Mlp& m) {
 
 void build_atomics(Net& n) {
   Mlp select(n, kLaneOpsLayer);
-  select_c(n, select, 0);
-  select_c(n, select, 4);
+  select_c(n, select);
   select_rules(n, select);
   Mlp first(n, kLaneOpsLayer + 1);
   digits(n, first, "xs", "xcl", 8, "wb_word", "jb", {n.dim("xat", 1), op_veto(n, "atom.add")[0]});

@@ -12,7 +12,7 @@
 //   L9 MLP: the column sums, split so a step's sum stays below 128: A_k, the low nibbles of
 //      column k (k <= 6), and B_k, the high nibbles of column k - 1, each mod 16 and / 16;
 //      column 7's bit products in four chunks of two pairs (at most 98 each), mod 16; and
-//      it clears L8's codes, whose dims L9's and L10's codes reuse;
+//      it clears L8's codes (build_clears, as every field's), whose dims later codes reuse;
 //   L10 MLP: the digits E_k = A_k % 16 + B_k % 16 + A_{k-1} / 16 + B_{k-1} / 16 (+ c's
 //      nibble k for mad.lo), mod 16 (em) and / 16 (ed, at most 3); clears L9's codes.
 // The low word is sum E_k 16^k, so the ALU's adder (stage_alu.cpp) takes em_k and ed_{k-1}
@@ -36,15 +36,9 @@ using Out = Mlp::Out;
 // Pairs (i, j) of columns 0..6 in column order: k (k + 1) / 2 + i for k = i + j.
 int pair_index(int i, int j) { return (i + j) * (i + j + 1) / 2 + i; }
 // The product's low and high nibble of a pair, bit b (the high nibble is at most 14):
-// dual-rail, on at bit_dim(b, true).
-int plo(Net& n, int pair, int b, bool on) { return n.dim("plo", 8 * pair + bit_dim(b, on)); }
-int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", 8 * pair + bit_dim(b, on)); }
-// Nibble `field` of a pair as step terms: its bits' on rails weighted 1, 2, 4, 8.
-std::vector<Term> nibble_value(Net& n, const char* field, int pair) {
-  std::vector<Term> t;
-  for (int b = 0; b < 4; ++b) t.push_back({{n.dim(field, 8 * pair + bit_dim(b, true))}, {1 << b}});
-  return t;
-}
+// dual-rail, nibble `pair` of a bit word (nibble_bits reads it as step terms).
+int plo(Net& n, int pair, int b, bool on) { return n.dim("plo", bit_dim(4 * pair + b, on)); }
+int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", bit_dim(4 * pair + b, on)); }
 // Column 7's pair (i, 7 - i), bit product q (s, t with s + t <= 3, in order): on at 0.
 int pbt(Net& n, int i, int q, bool on) { return n.dim("pbt", (10 * i + q) * 2 + (on ? 0 : 1)); }
 
@@ -71,11 +65,6 @@ void digit_code(Mlp& m, const std::vector<Term>& terms, const std::vector<int>& 
     if (v % 16 == 0 && div) outs.insert(outs.end(), {{div(v / 16 - 1), -1}, {div(v / 16), 1}});
     m.step(terms, v, veto, outs);
   }
-}
-
-// Clears a field's code (its one hot dim, whichever it is): the dims are free for later codes.
-void clear(Net& n, Mlp& m, const std::string& field) {
-  for (int i = 0; i < n.l[field].size; ++i) m.step({{{n.dim(field, i)}, {1}}}, 1, {}, {{n.dim(field, i), -1}});
 }
 
 // L8: the products.
@@ -132,13 +121,13 @@ void column_sums(Net& n, Mlp& m) {
   for (int k = 0; k <= 6; ++k) {
     std::vector<Term> lo;
     for (int i = 0; i <= k; ++i)
-      for (const Term& t : nibble_value(n, "plo", pair_index(i, k - i))) lo.push_back(t);
+      for (const Term& t : nibble_bits(n, "plo", pair_index(i, k - i), 1)) lo.push_back(t);
     digit_code(m, lo, {}, [&](int v) { return n.dim("cam", 16 * k + v); }, [&](int q) { return n.dim("cad", 8 * k + q); });
   }
   for (int k = 1; k <= 7; ++k) {
     std::vector<Term> hi;
     for (int i = 0; i <= k - 1; ++i)
-      for (const Term& t : nibble_value(n, "phi", pair_index(i, k - 1 - i))) hi.push_back(t);
+      for (const Term& t : nibble_bits(n, "phi", pair_index(i, k - 1 - i), 1)) hi.push_back(t);
     std::function<int(int)> div;
     if (k <= 6) div = [&n, k](int q) { return n.dim("cbd", 8 * (k - 1) + q); };
     digit_code(m, hi, {}, [&](int v) { return n.dim("cbm", 16 * (k - 1) + v); }, div);
@@ -152,7 +141,6 @@ void column_sums(Net& n, Mlp& m) {
     }
     digit_code(m, bits, {}, [&](int v) { return n.dim("chm", 16 * c + v); }, nullptr);
   }
-  for (const char* f : {"plo", "phi", "pbt"}) clear(n, m, f);
 }
 
 // L10: the digits em_k, ed_k (k <= 6), with c's nibble for mad.lo.
@@ -173,7 +161,6 @@ void digits(Net& n, Mlp& m) {
       if (k <= 6) div = [&n, k](int q) { return n.dim("ed", 4 * k + q); };
       digit_code(m, terms, op_veto(n, op == Op::kMulLo ? "mul.lo" : "mad.lo"), [&](int v) { return n.dim("em", 16 * k + v); }, div);
     }
-  for (const char* f : {"cam", "cad", "cbm", "cbd", "chm"}) clear(n, m, f);
 }
 
 }  // namespace
