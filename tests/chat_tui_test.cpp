@@ -145,11 +145,14 @@ TEST_F(ChatTui, RunsAKernelWithTheLivePanel) {
   EXPECT_NE(live.find("  lane    p0-3  r0  r1"), std::string::npos) << live;
   EXPECT_NE(convo_of(s).find("launch: kernel vecadd"), std::string::npos) << s;
   // Finished: memory holds a, b and c = a + b as the model wrote them. /run's output lines
-  // follow "launch done:" in a later frame, so wait for them too.
-  s = chat.wait([](const std::string& sc) { return panel_of(sc).find(" finished\n") != std::string::npos &&
-                                                   sc.find("launch done:") != std::string::npos &&
-                                                   without_spaces(convo_of(sc)).find("c=[") != std::string::npos; },
-                120);
+  // follow "launch done:" in a later frame, so wait for them too (after it: the typed
+  // command also holds "c=[").
+  s = chat.wait([](const std::string& sc) {
+    const std::string convo = without_spaces(convo_of(sc));
+    const size_t done = convo.find("launchdone:");
+    return panel_of(sc).find(" finished\n") != std::string::npos && done != std::string::npos &&
+           convo.find("c=[", done) != std::string::npos;
+  }, 120);
   std::map<int, int64_t> mem = panel_memory(panel_of(s));
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(mem[i], i + 1) << panel_of(s);
