@@ -139,7 +139,7 @@ TEST_F(ChatTui, RunsAKernelWithTheLivePanel) {
   }, 60);
   const std::string live = panel_of(s);
   EXPECT_NE(live.find("qgpu vecadd  grid 3x1 block 4x1"), std::string::npos) << live;
-  EXPECT_NE(live.find("-- program ROM (9 blocks)"), std::string::npos) << live;
+  EXPECT_NE(live.find("-- program ROM (10 blocks)"), std::string::npos) << live;
   EXPECT_NE(live.find(" step: warp "), std::string::npos) << live;
   EXPECT_NE(live.find("-- pipeline: the pass that consumed record #"), std::string::npos) << live;
   EXPECT_NE(live.find("  lane    p0-3  r0  r1"), std::string::npos) << live;

@@ -1,5 +1,6 @@
 // `qgpu run FILE.cu`, driven as a user would: the --json report, each --dump stage, the -O
 // levels, and the one-line errors on stderr for options the build does not support yet.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_util.h"
@@ -122,7 +123,7 @@ TEST_F(CompileCli, OptionErrors) {
   };
   const Case cases[] = {
       {" --engine model", "--engine model: prefix: the compiled model cannot generate this kernel's records yet: "
-                          "block 0: reads %ctaid on a grid 17 wide and 2 tall (the model has %ctaid for grids at most 16 "
+                          "block 1: reads %ctaid on a grid 17 wide and 2 tall (the model has %ctaid for grids at most 16 "
                           "wide, or one row). "
                           "Use --engine interp, or --check to compare the state the model holds with the interpreter's "
                           "for any kernel",
@@ -148,6 +149,32 @@ TEST_F(CompileCli, OptionErrors) {
 // --check runs on the GPU-only model, constructed in memory at start: nothing is read from
 // or written to the cache directory (an unwritable one is no obstacle); the teacher-forced
 // comparison is reported; a named model that is not there is one error.
+// Scalar parameters are inputs the GPU computes with (issue 25): `out[0] = a + b` is an
+// add step the model generates, reading a and b from their memory words; the 12 appears in
+// no instruction of the program.
+TEST(CompileCliParams, AddOfTwoScalarsIsAStepInTheModelsRecords) {
+  TempFile cu{R"(extern "C" __global__ void add2(int *out, int a, int b) { out[0] = a + b; })", ".cu"};
+  const std::string args = "run '" + cu.path.string() + "' --grid 1 --block 1 --arg 'out=[0]' --arg a=5 --arg b=7";
+  Result blocks = qgpu(args + " --dump=blocks");
+  ASSERT_EQ(blocks.status, 0) << blocks.err;
+  Program p = assemble(blocks.out, "add2.qasm");
+  int add = -1, loads = 0;
+  for (size_t i = 0; i < p.code.size(); ++i) {
+    EXPECT_NE(p.code[i].imm, 12) << instr_text(p.code[i]);
+    if (p.code[i].op == Op::kAdd) add = static_cast<int>(i);
+    loads += p.code[i].op == Op::kLd;
+  }
+  ASSERT_GE(add, 0) << blocks.out;
+  EXPECT_EQ(loads, 2) << blocks.out;
+  Result r = qgpu(args + " --engine model --dtype bf16 --json --trace");
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["outputs"]["out"], json::parse("[12]"));
+  bool stepped = false;
+  for (const json& rec : j["records"]) stepped |= rec.get<std::string>().rfind(fmt::format("sched w0 b{} ", add), 0) == 0;
+  EXPECT_TRUE(stepped) << j["records"].dump();
+}
+
 TEST_F(CompileCli, CheckComparesTheModelWithTheInterpreter) {
   test_util::TempDir cache;
   std::filesystem::permissions(cache.path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);

@@ -198,6 +198,16 @@ const OpCase kOpCases[] = {
                 "    selp.u32 %r10, 1, 0, %p3;", 0, {1, 0, 0, 1}},
     {"and.pred", "    setp.ge.s32 %p1, %r2, 1;\n    setp.le.s32 %p2, %r2, 2;\n    and.pred %p3, %p1, %p2;\n"
                  "    selp.u32 %r10, 1, 0, %p3;", 0, {0, 1, 1, 0}},
+    // Predicate logic on compares the optimiser folds to constants (%p1 true, %p6 false):
+    // two constants in one xor.pred once reached legalise, which cannot move a predicate
+    // immediate into a register. tid 1: 1 + 0 + 0 + 8; else 1 + 2 + 0 + 8.
+    {"xor.pred %p7, %p1, %p6",
+     "    mov.u32 %r3, 0;\n    setp.eq.s32 %p1, %r3, 0;\n    setp.ne.s32 %p6, %r3, 0;\n"
+     "    setp.eq.s32 %p2, %r2, 1;\n    or.pred %p3, %p1, %p2;\n    xor.pred %p4, %p1, %p2;\n"
+     "    and.pred %p5, %p6, %p2;\n    xor.pred %p7, %p1, %p6;\n    selp.u32 %r4, 1, 0, %p3;\n"
+     "    selp.u32 %r5, 2, 0, %p4;\n    selp.u32 %r6, 4, 0, %p5;\n    selp.u32 %r7, 8, 0, %p7;\n"
+     "    add.s32 %r8, %r4, %r5;\n    add.s32 %r9, %r6, %r7;\n    add.s32 %r10, %r8, %r9;",
+     0, {11, 9, 11, 11}},
     {"not.pred", "    setp.lt.s32 %p1, %r2, 2;\n    not.pred %p2, %p1;\n    selp.u32 %r10, 1, 0, %p2;", 0,
      {0, 0, 1, 1}},
     // Rarer compares.
@@ -733,6 +743,58 @@ extern "C" __global__ void mix(const int *x, int *q7, int *qd, int *rd, unsigned
   for (const char* op : {"mul.hi.s32", "mul.hi.u32", "div.s32", "min.s32", "max.s32", "abs.s32",
                          "shf.l.wrap.b32", "not.b32", "xor.b32", "selp.u32", "shr.s32"})
     EXPECT_TRUE(has(r.k.ptx, op)) << op;
+}
+
+// Warp functions (warpSize 4) on a block of 6 threads: warp 1 has lanes 0-1 only, so a
+// source lane 2 or 3 there reads a word no lane wrote (0: docs/isa.md).
+TEST(CompileCuda, WarpShufflesAndVotes) {
+  constexpr std::string_view src = R"(
+extern "C" __global__ void ws(const int *x, int *out, int *bal) {
+  int t = threadIdx.x;
+  int v = x[t];
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+  out[t] = v;
+  out[t + 6] = __shfl_down_sync(0xffffffff, x[t], 1);
+  out[t + 12] = __shfl_up_sync(0xffffffff, x[t], 2);
+  out[t + 18] = __shfl_sync(0xffffffff, x[t], 5, 2);  // lane 5 of a 2-wide segment: its lane 1
+  bal[t] = __ballot_sync(0xffffffff, x[t] > 3);
+  bal[t + 6] = __activemask();
+  bal[t + 12] = __any_sync(0xffffffff, x[t] > 5) * 10 + __all_sync(0xffffffff, x[t] > 0);
+}
+)";
+  std::string out = "out=[0", bal = "bal=[0";
+  for (int i = 1; i < 24; ++i) out += ",0";
+  for (int i = 1; i < 18; ++i) bal += ",0";
+  Launched r = run_cuda(src, Launch{.block_x = 6}, {"x=[1,2,3,4,5,6]", out + "]", bal + "]"});
+  EXPECT_EQ(r.mem["out"], (Values{10, 10, 10, 10, 11, 11,  // warp sums; warp 1: 5 + 0, 6 + 0, then + each other
+                                  2, 3, 4, 4, 6, 0,        // down 1: lane 3 keeps its own; warp 1 lane 1 reads lane 2's 0
+                                  1, 2, 1, 2, 5, 6,        // up 2: lanes 0-1 keep theirs
+                                  2, 2, 4, 4, 6, 6}));     // idx 5 width 2: lanes 1 and 3
+  EXPECT_EQ(r.mem["bal"], (Values{8, 8, 8, 8, 3, 3, 15, 15, 15, 15, 3, 3, 1, 1, 1, 1, 11, 11}));
+  for (const char* op : {"shfl.sync.bfly.b32", "shfl.sync.down.b32", "shfl.sync.up.b32", "shfl.sync.idx.b32",
+                         "vote.sync.ballot.b32", "activemask.b32"})
+    EXPECT_TRUE(has(r.k.ptx, op)) << op;
+}
+
+// Scalar parameters are loaded from their words (issue 25), never folded: the sum and
+// product of two scalars are computed by the machine, and a kernel that would need more
+// than 15 registers with its parameters held gets them loaded again where they are used.
+TEST(CompileCuda, ScalarParametersAreLoadedNotFolded) {
+  constexpr std::string_view src = R"(
+extern "C" __global__ void two(int *out, int a, int b) { out[0] = a + b; out[1] = a * b - 3; }
+)";
+  Launched r = run_cuda(src, Launch{.block_x = 1}, {"out=[0,0]", "a=5", "b=7"});
+  EXPECT_EQ(r.mem["out"], (Values{12, 32}));
+  EXPECT_EQ(r.mem["a"], (Values{5}));
+  EXPECT_EQ(r.mem["b"], (Values{7}));
+  int loads = 0;
+  for (const Instr& in : r.k.program.code) {
+    loads += in.op == Op::kLd;
+    if (in.op == Op::kLd) continue;  // a load's immediate is its word's address
+    EXPECT_NE(in.imm, 12) << instr_text(in);
+    EXPECT_NE(in.imm, 35) << instr_text(in);
+  }
+  EXPECT_EQ(loads, 2);
 }
 
 }  // namespace

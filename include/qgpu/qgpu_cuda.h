@@ -2,8 +2,8 @@
  *
  * qgpu compiles kernels with clang in CUDA device mode without a CUDA SDK
  * (-nocudainc -nocudalib), so this header supplies what nvcc's runtime headers would:
- * the qualifiers, the thread/block built-ins, __syncthreads, integer atomics and
- * min/max/abs and bit intrinsics. A .cu file written for nvcc compiles unchanged.
+ * the qualifiers, the thread/block built-ins, __syncthreads, integer atomics,
+ * min/max/abs and bit intrinsics, warp shuffles and votes (warpSize is 4). A .cu file written for nvcc compiles unchanged.
  * Under nvcc this header does nothing. */
 #ifndef QGPU_CUDA_H
 #define QGPU_CUDA_H
@@ -19,7 +19,12 @@
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __restrict__ __restrict
 
+/* clang's built-in variables header defines warpSize as 32; this machine's warp has 4
+ * lanes, so its definition gets another name and warpSize is defined below. */
+#define warpSize __qgpu_clang_warp_size
 #include <__clang_cuda_builtin_vars.h> /* threadIdx, blockIdx, blockDim, gridDim */
+#undef warpSize
+static __device__ const int warpSize = 4;
 
 /* __syncthreads() is a clang builtin in CUDA mode (bar.sync 0). */
 
@@ -66,6 +71,45 @@ static __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, u
 static __device__ __forceinline__ int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
 static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
   return (unsigned)(((unsigned long long)a * b) >> 32);
+}
+
+/* Warp-level functions, as CUDA's own headers write them: shfl.sync and vote.sync in
+ * inline PTX. qgpu compiles each into a few ops of the machine through memory (a word
+ * per lane and one per warp: docs/isa.md, "Warp shuffles and votes"). The c operand
+ * packs the segment mask (warpSize - width) and the clamp, as CUDA's does. */
+#define QGPU_SHFL(name, mode, clamp)                                                           \
+  static __device__ __forceinline__ int name(unsigned mask, int var, int b, int width = warpSize) { \
+    int r;                                                                                     \
+    asm volatile("shfl.sync." mode ".b32 %0, %1, %2, %3, %4;"                                  \
+                 : "=r"(r) : "r"(var), "r"(b), "r"(((warpSize - width) << 8) | (clamp)), "r"(mask)); \
+    return r;                                                                                  \
+  }                                                                                            \
+  static __device__ __forceinline__ unsigned name(unsigned mask, unsigned var, int b, int width = warpSize) { \
+    return (unsigned)name(mask, (int)var, b, width);                                          \
+  }
+QGPU_SHFL(__shfl_sync, "idx", 0x1f)
+QGPU_SHFL(__shfl_up_sync, "up", 0)
+QGPU_SHFL(__shfl_down_sync, "down", 0x1f)
+QGPU_SHFL(__shfl_xor_sync, "bfly", 0x1f)
+#undef QGPU_SHFL
+
+static __device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int predicate) {
+  unsigned r;
+  asm volatile("{ .reg .pred %%qgpu_vote; setp.ne.u32 %%qgpu_vote, %1, 0; "
+               "vote.sync.ballot.b32 %0, %%qgpu_vote, %2; }"
+               : "=r"(r) : "r"(predicate), "r"(mask));
+  return r;
+}
+static __device__ __forceinline__ int __any_sync(unsigned mask, int predicate) {
+  return __ballot_sync(mask, predicate) != 0;
+}
+static __device__ __forceinline__ int __all_sync(unsigned mask, int predicate) {
+  return __ballot_sync(mask, !predicate) == 0;
+}
+static __device__ __forceinline__ unsigned __activemask(void) {
+  unsigned r;
+  asm volatile("activemask.b32 %0;" : "=r"(r));
+  return r;
 }
 
 #endif /* !__NVCC__ */

@@ -128,10 +128,11 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
               const CompileOptions& o) {
   Layout l;
   int next = 0;
+  std::vector<size_t> scalars;
   for (size_t i = 0; i < params.size(); ++i) {
     const KernelArg& a = find_arg(o, params[i]);
     if (!params[i].pointer) {
-      l.env.param_value[k.params[i].name] = a.values.at(0);
+      scalars.push_back(i);
       continue;
     }
     l.env.param_value[k.params[i].name] = 4 * next;
@@ -162,6 +163,35 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
     for (int c = 0; c < l.env.ctas_per_wave; ++c)
       place(l, l.env.ctas_per_wave == 1 ? v->name : fmt::format("{}#{}", v->name, c),
             std::vector<uint32_t>(words, 0), next);
+  }
+  // The words warp shuffles and votes exchange values through (lower.cpp), when used;
+  // written zero in the image, so a lane may read one no lane of its warp wrote yet.
+  bool shfl = false, vote = false;
+  for (const PtxFunction& f : m.functions)
+    for (const PtxStmt& st : f.body)
+      if (st.instr) {
+        const std::string& op = st.instr->parts.at(0);
+        shfl |= op == "shfl", vote |= op == "vote" || op == "activemask";
+      }
+  if (shfl) {
+    l.env.shfl_word = next;
+    l.summary += fmt::format(", shuffles {}", kWarps * kLanes);
+    place(l, "__shfl", std::vector<uint32_t>(kWarps * kLanes, 0), next);
+  }
+  if (vote) {
+    l.env.vote_word = next;
+    l.summary += fmt::format(", votes {}", kWarps);
+    place(l, "__vote", std::vector<uint32_t>(kWarps, 0), next);
+  }
+  // Scalar parameters live in memory words, as in PTX's parameter space, after everything
+  // else (the arrays keep the addresses they had when scalars were immediates): the kernel
+  // loads them, so no arithmetic on its inputs can happen here, in the compiler.
+  for (size_t i : scalars) {
+    const KernelArg& a = find_arg(o, params[i]);
+    l.env.param_value[k.params[i].name] = 4 * next;
+    l.env.scalar_params.insert(k.params[i].name);
+    l.summary += fmt::format(", {} 1", a.name);
+    place(l, a.name, {static_cast<uint32_t>(a.values.at(0))}, next);
   }
   if (next > kMemWords)
     fail("the kernel's memory needs {} words ({}); global memory has {} ({} too many): use smaller "

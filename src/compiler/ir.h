@@ -47,6 +47,8 @@ struct IrFunction {
   int n_preds = 0;
   std::vector<std::string> vreg_names;  // PTX name of each vreg (for messages and dumps)
   std::vector<std::string> pred_names;
+  std::vector<int64_t> param_words;     // byte addresses of the scalar parameters' words: read-only,
+                                        // so a load of one may be repeated anywhere (regalloc)
 };
 
 // Source operands read by an instruction (guard included), and the register it writes.

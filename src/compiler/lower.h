@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "compiler/ir.h"
@@ -18,10 +19,14 @@ struct SharedPlacement {
 
 struct LowerEnv {
   std::string file;                               // PTX file name for diagnostics
-  std::map<std::string, int64_t> param_value;     // kernel .param name -> byte address or scalar
+  std::map<std::string, int64_t> param_value;     // kernel .param name -> its array's byte address,
+                                                  // or for a scalar the byte address of its word
+  std::set<std::string> scalar_params;            // kernel .params loaded from their word
   std::map<std::string, int64_t> global_address;  // .global/.const symbol -> byte address
   std::map<std::string, SharedPlacement> shared;  // .shared symbol -> placement
   int ctas_per_wave = 1;
+  int shfl_word = -1;  // first of the shuffles' 16 words (a word per lane of each resident warp), or -1
+  int vote_word = -1;  // first of the votes' 4 words (one per resident warp), or -1
 };
 
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each

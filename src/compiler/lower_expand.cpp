@@ -177,6 +177,75 @@ std::vector<IrInstr> expand_divide(IrOperand d, IrOperand a, IrOperand b, Op op,
   return out;
 }
 
+// PTX's shfl with 2-bit lane fields: seg = (c >> 8) & 3, clamp = c & 3, min = lane & seg,
+// max = min | (clamp & ~seg & 3); idx: j = min | (b & ~seg & 3), bfly: j = lane ^ (b & 3),
+// down: j = lane + (b & 31), up: j = lane - (b & 31); j out of [.., max] (up: [max, ..])
+// gives the lane its own value. The area's address is every memory op's offset.
+std::vector<IrInstr> expand_shfl(IrOperand d, IrOperand a, IrOperand b, IrOperand c, ShflMode mode, int area_word,
+                                 const FreshReg& fresh, const FreshReg& pred) {
+  const IrOperand lane = ir_special(Special::kLaneid);
+  const int64_t at = 4 * area_word;
+  IrOperand base = fresh(), self = fresh(), c8 = fresh(), seg = fresh(), rest = fresh(), cv = fresh(),
+            minl = fresh(), maxl = fresh(), bb = fresh(), j = fresh(), js = fresh(), addr = fresh(), ok = pred();
+  std::vector<IrInstr> out = {
+      {.op = Op::kShl, .d = base, .a = ir_special(Special::kWarpid), .b = ir_imm(4)},  // 4 words a warp
+      {.op = Op::kMadLo, .d = self, .a = lane, .b = ir_imm(4), .c = base},
+      {.op = Op::kSt, .a = self, .b = a, .offset = at},
+      {.op = Op::kShrU, .d = c8, .a = c, .b = ir_imm(8)},
+      {.op = Op::kAnd, .d = seg, .a = c8, .b = ir_imm(kLanes - 1)},
+      {.op = Op::kXor, .d = rest, .a = seg, .b = ir_imm(kLanes - 1)},  // ~seg in 2 bits
+      {.op = Op::kAnd, .d = cv, .a = c, .b = rest},
+      {.op = Op::kAnd, .d = minl, .a = lane, .b = seg},
+      {.op = Op::kOr, .d = maxl, .a = minl, .b = cv},
+  };
+  switch (mode) {
+    case ShflMode::kIdx:
+      out.push_back({.op = Op::kAnd, .d = bb, .a = b, .b = rest});
+      out.push_back({.op = Op::kOr, .d = j, .a = minl, .b = bb});
+      break;
+    case ShflMode::kBfly:
+      out.push_back({.op = Op::kAnd, .d = bb, .a = b, .b = ir_imm(kLanes - 1)});
+      out.push_back({.op = Op::kXor, .d = j, .a = lane, .b = bb});
+      break;
+    case ShflMode::kUp:
+    case ShflMode::kDown:
+      out.push_back({.op = Op::kAnd, .d = bb, .a = b, .b = ir_imm(31)});
+      out.push_back({.op = mode == ShflMode::kUp ? Op::kSub : Op::kAdd, .d = j, .a = lane, .b = bb});
+      break;
+  }
+  out.insert(out.end(), {
+      {.op = mode == ShflMode::kUp ? Op::kSetpGeS : Op::kSetpLeS, .d = ok, .a = j, .b = maxl},
+      {.op = Op::kSelp, .d = js, .a = j, .b = lane, .c = ok},
+      {.op = Op::kMadLo, .d = addr, .a = js, .b = ir_imm(4), .c = base},
+      {.op = Op::kLd, .d = d, .a = addr, .offset = at},
+  });
+  return out;
+}
+
+// all is the ballot of !p, which must be empty; any the ballot of p, which must not be.
+std::vector<IrInstr> expand_vote(IrOperand d, IrOperand p, IrOperand mask, VoteMode mode, int area_word,
+                                 const FreshReg& fresh) {
+  const int64_t at = 4 * area_word;
+  const bool all = mode == VoteMode::kAll;
+  IrOperand word = fresh(), zero = fresh(), mine = fresh(), bit = fresh(), old = fresh(), got = fresh(),
+            r = mode == VoteMode::kBallot || mode == VoteMode::kActive ? d : fresh();
+  std::vector<IrInstr> out = {
+      {.op = Op::kShl, .d = word, .a = ir_special(Special::kWarpid), .b = ir_imm(2)},
+      {.op = Op::kMov, .d = zero, .a = ir_imm(0)},
+      {.op = Op::kSt, .a = word, .b = zero, .offset = at},
+      {.op = Op::kShl, .d = mine, .a = ir_imm(1), .b = ir_special(Special::kLaneid)},
+      p.kind == IrOperand::Kind::kImm ? IrInstr{.op = Op::kMov, .d = bit, .a = (p.imm != 0) != all ? mine : zero}
+      : all ? IrInstr{.op = Op::kSelp, .d = bit, .a = ir_imm(0), .b = mine, .c = p}
+            : IrInstr{.op = Op::kSelp, .d = bit, .a = mine, .b = ir_imm(0), .c = p},
+      {.op = Op::kAtomAdd, .d = old, .a = word, .b = bit, .offset = at},
+      {.op = Op::kLd, .d = got, .a = word, .offset = at},
+      {.op = Op::kAnd, .d = r, .a = got, .b = mask},
+  };
+  if (mode == VoteMode::kAny) out.push_back({.op = Op::kSetpNe, .d = d, .a = r, .b = ir_imm(0)});
+  if (all) out.push_back({.op = Op::kSetpEq, .d = d, .a = r, .b = ir_imm(0)});
+  return out;
+}
+
 std::optional<std::vector<IrInstr>> expand_model_op(const IrInstr& in, int at, const FreshReg& fresh,
                                                     const FreshReg& pred) {
   switch (in.op) {

@@ -41,6 +41,24 @@ std::vector<IrInstr> expand_mul_hi(IrOperand d, IrOperand a, IrOperand b, bool s
 std::vector<IrInstr> expand_divide(IrOperand d, IrOperand a, IrOperand b, Op op, int at, const FreshReg& fresh,
                                    const FreshReg& pred);
 
+// Warp shuffles and votes (docs/isa.md, "Warp shuffles and votes"; design.md §2). The
+// machine has no cross-lane op: a warp's lanes exchange values through memory words of
+// their own. A step runs all its lanes at once, so every lane of the step stores before any
+// of them loads; min-PC scheduling brings a converged warp's lanes to the call together.
+enum class ShflMode { kIdx, kUp, kDown, kBfly };
+enum class VoteMode { kBallot, kAny, kAll, kActive };
+
+// shfl.sync.MODE.b32 d, a, b, c: every lane stores a in its word (area_word + 4 warp +
+// lane), computes the source lane j by PTX's definition for a 4-lane warp and loads lane
+// j's word. With constant b and c optimise() folds all but a few ops.
+std::vector<IrInstr> expand_shfl(IrOperand d, IrOperand a, IrOperand b, IrOperand c, ShflMode mode, int area_word,
+                                 const FreshReg& fresh, const FreshReg& pred);
+// vote.sync.{ballot,any,all} d, p, mask (d a predicate for any/all) and activemask d: the
+// lanes store 0 in their warp's word (area_word + warp), add p << laneid to it (an atomic:
+// one lane after another) and load it.
+std::vector<IrInstr> expand_vote(IrOperand d, IrOperand p, IrOperand mask, VoteMode mode, int area_word,
+                                 const FreshReg& fresh);
+
 // The sequence for an op the compiled model lacks (mul.hi, div, rem; `in` as lowered, to
 // be placed at index `at`), or nothing for any other op.
 std::optional<std::vector<IrInstr>> expand_model_op(const IrInstr& in, int at, const FreshReg& fresh,

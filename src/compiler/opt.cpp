@@ -6,6 +6,8 @@
 #include "compiler/opt.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 
 #include "base/error.h"
 #include "gpu/alu.h"
@@ -107,7 +109,29 @@ bool fold_addresses(IrFunction& f) {
 
 bool is_imm(const IrOperand& o, int64_t v) { return o.kind == K::kImm && o.imm == v; }
 
-// x+0, x-0, x|0, x^0, x<<0, x>>0, x*1, x&-1 -> mov x; x*1+y -> x+y.
+// Predicate logic with a constant operand (propagation puts the 0/1 of a folded setp
+// there): p&0 -> 0, p&1 -> p, p|1 -> 1, p|0 -> p, p^0 -> p, p^1 -> !p, !k -> 1-k. Left as
+// they were, two constants would reach legalise, which can only move a *value* immediate
+// into a register (xor.pred p0, 1, r0 does not fit the machine).
+bool simplify_predicate_logic(IrInstr& in) {
+  IrOperand *k = in.a.kind == K::kImm ? &in.a : in.b.kind == K::kImm ? &in.b : nullptr;
+  if (!k) return false;
+  const bool one = k->imm != 0;
+  const IrOperand other = k == &in.a ? in.b : in.a;
+  IrInstr out{.op = Op::kMovPred, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d,
+              .line = in.line};
+  switch (in.op) {
+    case Op::kNotPred: out.a = ir_imm(!one); break;
+    case Op::kAndPred: out.a = one ? other : ir_imm(0); break;
+    case Op::kOrPred: out.a = one ? ir_imm(1) : other; break;
+    case Op::kXorPred: out.a = other, out.op = one ? Op::kNotPred : Op::kMovPred; break;
+    default: return false;
+  }
+  in = out;
+  return true;
+}
+
+// x+0, x-0, x|0, x^0, x<<0, x>>0, x*1, x&-1 -> mov x; x&0 -> mov 0; x*1+y -> x+y; k1*k2+y -> y+k.
 bool simplify_algebra(IrFunction& f) {
   bool changed = false;
   for (IrInstr& in : f.code) {
@@ -120,19 +144,132 @@ bool simplify_algebra(IrFunction& f) {
         keep = is_imm(in.b, 0) ? &in.a : nullptr;
         break;
       case Op::kMulLo: keep = is_imm(in.b, 1) ? &in.a : is_imm(in.a, 1) ? &in.b : nullptr; break;
-      case Op::kAnd: keep = is_imm(in.b, -1) ? &in.a : is_imm(in.a, -1) ? &in.b : nullptr; break;
+      case Op::kAnd:
+        keep = is_imm(in.b, -1) ? &in.a : is_imm(in.a, -1) ? &in.b : is_imm(in.b, 0) ? &in.b : is_imm(in.a, 0) ? &in.a : nullptr;
+        break;
       case Op::kMadLo:
-        if (is_imm(in.b, 1) || is_imm(in.a, 1)) {
+        if (in.a.kind == K::kImm && in.b.kind == K::kImm && in.c.kind != K::kImm) {  // k1 * k2 + x
+          const uint32_t k = static_cast<uint32_t>(in.a.imm) * static_cast<uint32_t>(in.b.imm);
+          in = {.op = Op::kAdd, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d, .a = in.c,
+                .b = ir_imm(static_cast<int32_t>(k)), .line = in.line};
+          changed = true;
+        } else if (is_imm(in.b, 1) || is_imm(in.a, 1)) {
           in = {.op = Op::kAdd, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d,
                 .a = is_imm(in.b, 1) ? in.a : in.b, .b = in.c, .line = in.line};
           changed = true;
         }
+        break;
+      case Op::kAndPred: case Op::kOrPred: case Op::kXorPred: case Op::kNotPred:
+        changed |= simplify_predicate_logic(in);
         break;
       default: break;
     }
     if (!keep) continue;
     IrOperand a = *keep;
     in = {.op = Op::kMov, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d, .a = a, .line = in.line};
+    changed = true;
+  }
+  return changed;
+}
+
+// `setp.ne d, v, 0` (or `eq`) where v = selp(k, 0, q) with k != 0 (or selp(0, k, q)): d is
+// q or !q. clang writes a bool as such a selp, and CUDA functions taking an int predicate
+// (__ballot_sync) turn it back with the setp. Only when the selp comes first in straight-
+// line code (no branch or branch target between) that does not write q again, so that q
+// still holds the value the selp read; the selp then usually dies.
+bool fold_bool_compares(IrFunction& f) {
+  Defs defs = single_defs(f);
+  const int n = static_cast<int>(f.code.size());
+  std::vector<bool> target(n + 1, false);
+  for (const IrInstr& in : f.code)
+    if (in.op == Op::kBra) target[std::min(in.target, n)] = true;
+  bool changed = false;
+  for (int i = 0; i < n; ++i) {
+    IrInstr& in = f.code[i];
+    if (in.op != Op::kSetpNe && in.op != Op::kSetpEq) continue;
+    const IrOperand* v = is_imm(in.b, 0) ? &in.a : is_imm(in.a, 0) ? &in.b : nullptr;
+    if (!v || v->kind != K::kVReg || defs.vreg[v->index] < 0) continue;
+    const int k = defs.vreg[v->index];
+    const IrInstr& sel = f.code[k];
+    if (sel.op != Op::kSelp || k >= i || sel.c.kind != K::kPred || sel.a.kind != K::kImm || sel.b.kind != K::kImm ||
+        (sel.a.imm == 0) == (sel.b.imm == 0))
+      continue;
+    bool straight = true;
+    for (int m = k; m < i && straight; ++m)
+      straight = f.code[m].op != Op::kBra && !target[m + 1] &&
+                 !(m > k && f.code[m].d.kind == K::kPred && f.code[m].d.index == sel.c.index);
+    if (!straight) continue;
+    // v != 0 exactly when q (selp(k, 0, q)) or !q (selp(0, k, q)); eq negates.
+    const bool negate = (sel.a.imm == 0) != (in.op == Op::kSetpEq);
+    in = {.op = negate ? Op::kNotPred : Op::kMovPred, .guard = in.guard, .guard_negated = in.guard_negated,
+          .d = in.d, .a = sel.c, .line = in.line};
+    changed = true;
+  }
+  return changed;
+}
+
+// The signed range a value surely lies in, for the few ops whose range is plain from their
+// operands' (lane and slot ids, masks, their xor/or and sums), or nothing.
+struct Range {
+  int64_t lo, hi;
+};
+
+std::optional<Range> range_of(const IrFunction& f, const Defs& defs, const IrOperand& o, int depth = 0) {
+  if (o.kind == K::kImm) return Range{o.imm, o.imm};
+  if (o.kind == K::kSpecial) {
+    switch (static_cast<Special>(o.index)) {
+      case Special::kLaneid: case Special::kWarpid: case Special::kCtaslot: return Range{0, kLanes - 1};
+      case Special::kTidX: case Special::kTidY: return Range{0, kMaxBlockThreads - 1};
+      default: return std::nullopt;
+    }
+  }
+  if (o.kind != K::kVReg || defs.vreg[o.index] < 0 || depth > 6) return std::nullopt;
+  const IrInstr& def = f.code[defs.vreg[o.index]];
+  auto a = [&] { return range_of(f, defs, def.a, depth + 1); };
+  auto b = [&] { return range_of(f, defs, def.b, depth + 1); };
+  switch (def.op) {
+    case Op::kMov: return a();
+    case Op::kAnd:
+      for (const IrOperand* m : {&def.a, &def.b})
+        if (m->kind == K::kImm && m->imm >= 0) return Range{0, m->imm};
+      return std::nullopt;
+    case Op::kOr: case Op::kXor: {  // two values in [0, 2^k): so is the result
+      std::optional<Range> x = a(), y = b();
+      if (!x || !y || x->lo < 0 || y->lo < 0 || std::max(x->hi, y->hi) >= (int64_t{1} << 30)) return std::nullopt;
+      int64_t top = 1;
+      while (top <= std::max(x->hi, y->hi)) top <<= 1;
+      return Range{0, top - 1};
+    }
+    case Op::kAdd: {
+      std::optional<Range> x = a(), y = b();
+      if (!x || !y || std::abs(x->lo) + std::abs(x->hi) + std::abs(y->lo) + std::abs(y->hi) >= (int64_t{1} << 30))
+        return std::nullopt;
+      return Range{x->lo + y->lo, x->hi + y->hi};
+    }
+    default: return std::nullopt;
+  }
+}
+
+// A signed compare that the ranges of its operands decide is a constant (a shuffle's
+// source-lane check when the lane cannot leave its segment).
+bool fold_ranges(IrFunction& f) {
+  Defs defs = single_defs(f);
+  bool changed = false;
+  for (IrInstr& in : f.code) {
+    if (in.op != Op::kSetpLtS && in.op != Op::kSetpLeS && in.op != Op::kSetpGtS && in.op != Op::kSetpGeS) continue;
+    if (in.a.kind == K::kImm && in.b.kind == K::kImm) continue;  // fold_constants' case
+    std::optional<Range> x = range_of(f, defs, in.a), y = range_of(f, defs, in.b);
+    if (!x || !y) continue;
+    std::optional<bool> r;
+    switch (in.op) {
+      case Op::kSetpLtS: r = x->hi < y->lo ? std::optional(true) : x->lo >= y->hi ? std::optional(false) : std::nullopt; break;
+      case Op::kSetpLeS: r = x->hi <= y->lo ? std::optional(true) : x->lo > y->hi ? std::optional(false) : std::nullopt; break;
+      case Op::kSetpGtS: r = x->lo > y->hi ? std::optional(true) : x->hi <= y->lo ? std::optional(false) : std::nullopt; break;
+      default: r = x->lo >= y->hi ? std::optional(true) : x->hi < y->lo ? std::optional(false) : std::nullopt; break;
+    }
+    if (!r) continue;
+    in = {.op = Op::kMovPred, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d, .a = ir_imm(*r),
+          .line = in.line};
     changed = true;
   }
   return changed;
@@ -156,6 +293,21 @@ bool fold_constants(IrFunction& f) {
                       : compare(in.op, u(in.a), u(in.b));
     in = {.op = value ? Op::kMov : Op::kMovPred, .guard = in.guard, .guard_negated = in.guard_negated,
           .d = in.d, .a = ir_imm(r), .line = in.line};
+    changed = true;
+  }
+  return changed;
+}
+
+// selp d, a, b, p with p a known constant: a copy of a or b.
+bool resolve_constant_selects(IrFunction& f) {
+  Defs defs = single_defs(f);
+  bool changed = false;
+  for (IrInstr& in : f.code) {
+    if (in.op != Op::kSelp || in.c.kind != K::kPred) continue;
+    std::optional<IrOperand> v = known_value(f, defs, in.c);
+    if (!v || v->kind != K::kImm) continue;
+    in = {.op = Op::kMov, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d,
+          .a = v->imm != 0 ? in.a : in.b, .line = in.line};
     changed = true;
   }
   return changed;
@@ -241,6 +393,9 @@ void optimise(IrFunction& f) {
     bool changed = propagate_values(f);
     changed |= simplify_algebra(f);
     changed |= fold_constants(f);
+    changed |= fold_bool_compares(f);
+    changed |= fold_ranges(f);
+    changed |= resolve_constant_selects(f);
     changed |= resolve_constant_guards(f);
     changed |= fold_addresses(f);
     changed |= invert_branches(f);

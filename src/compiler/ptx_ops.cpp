@@ -79,8 +79,9 @@ std::optional<IrOperand> special_operand(const std::string& name) {
 }
 
 std::string opcode_hint(const std::string& op) {
-  if (op == "shfl" || op == "vote" || op == "activemask" || op == "match" || op == "redux")
-    return "warp-level intrinsics (__shfl, __ballot, __any, ...) are not supported";
+  if (op == "match" || op == "redux")
+    return "warp match and reduce intrinsics (__match_any_sync, __reduce_add_sync) are not supported; "
+           "write the reduction with __shfl_xor_sync";
   if (op == "tex" || op == "suld" || op == "sust") return "textures and surfaces are not supported";
   return "the machine has no such operation (see `qgpu isa`)";
 }

@@ -2,13 +2,15 @@
 // interference graph, and graph colouring (Chaitin-style simplification, colours chosen
 // to match a copy's partner where possible so that the copy disappears). Value registers
 // get r0..r14 and predicates p0..p3; a kernel that needs more gets an error naming the
-// PTX line where the most values are live. No spilling: every kernel clang emits at
-// -Os for this corpus fits (ptx.md section 10).
+// PTX line where the most values are live. No spilling to memory: every kernel clang emits
+// at -Os for this corpus fits (ptx.md section 10), once the scalar parameters it keeps in
+// registers are loaded again where they are used (rematerialise_param).
 #include "compiler/regalloc.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "base/error.h"
@@ -103,7 +105,8 @@ std::pair<int, std::vector<int>> pressure(const IrFunction& f, const RegClass& r
        "it into several launches", rc.n_machine, rc.name, f.code[at].line, regs.size(), names);
 }
 
-std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
+// The colouring, or nothing when more than rc.n_machine registers would be needed.
+std::optional<std::vector<int>> try_colour(const IrFunction& f, const RegClass& rc) {
   std::vector<LiveSet> live_out = liveness(f, rc);
   Graph g = interference(f, rc, live_out);
   std::vector<int> degree(rc.n_regs), stack;
@@ -129,9 +132,64 @@ std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
       if (colour[m] >= 0 && !taken[colour[m]]) { colour[r] = colour[m]; break; }
     for (int c = 0; colour[r] < 0 && c < rc.n_machine; ++c)
       if (!taken[c]) colour[r] = c;
-    if (colour[r] < 0) too_many(f, rc, live_out);
+    if (colour[r] < 0) return std::nullopt;
   }
   return colour;
+}
+
+std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
+  if (std::optional<std::vector<int>> c = try_colour(f, rc)) return *c;
+  too_many(f, rc, liveness(f, rc));
+}
+
+// A scalar parameter's value register, loaded once and live across the kernel, is the one
+// kind of value that can be recomputed anywhere: its word is read-only. Of those live where
+// the most values are, the one live longest is loaded again right before each of its uses
+// instead (more steps, one register fewer across its range). False when there is none.
+bool rematerialise_param(IrFunction& f) {
+  const RegClass rc{K::kVReg, f.n_vregs, kRegs, "registers"};
+  std::vector<LiveSet> live_out = liveness(f, rc);
+  std::vector<int> defs(f.n_vregs, 0), param_load(f.n_vregs, -1);
+  for (int i = 0; i < static_cast<int>(f.code.size()); ++i) {
+    const IrInstr& in = f.code[i];
+    if (in.d.kind != K::kVReg) continue;
+    ++defs[in.d.index];
+    bool param = in.op == Op::kLd && in.guard < 0 && in.a.kind == K::kNone &&
+                 std::find(f.param_words.begin(), f.param_words.end(), in.offset) != f.param_words.end();
+    if (param) param_load[in.d.index] = i;
+  }
+  auto [at, regs] = pressure(f, rc, live_out);
+  int pick = -1, longest = 0;
+  for (int v : regs) {
+    if (param_load[v] < 0 || defs[v] != 1) continue;
+    int span = 0;
+    for (const LiveSet& l : live_out) span += l[v];
+    if (span > longest) pick = v, longest = span;
+  }
+  if (pick < 0) return false;
+  const IrInstr load = f.code[param_load[pick]];
+  std::vector<IrInstr> out;
+  std::vector<int> new_index(f.code.size() + 1);
+  for (size_t i = 0; i < f.code.size(); ++i) {
+    new_index[i] = static_cast<int>(out.size());
+    if (static_cast<int>(i) == param_load[pick]) continue;
+    IrInstr in = f.code[i];
+    bool uses = false;
+    for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == pick;
+    if (uses) {
+      IrOperand t = ir_vreg(f.n_vregs++);
+      f.vreg_names.push_back(f.vreg_names[pick] + "'");
+      out.push_back({.op = Op::kLd, .d = t, .offset = load.offset, .line = in.line});
+      for (IrOperand* o : {&in.a, &in.b, &in.c})
+        if (o->kind == K::kVReg && o->index == pick) *o = t;
+    }
+    out.push_back(in);
+  }
+  new_index[f.code.size()] = static_cast<int>(out.size());
+  for (IrInstr& in : out)
+    if (in.op == Op::kBra) in.target = new_index[in.target];
+  f.code = std::move(out);
+  return true;
 }
 
 void rename(IrOperand& o, const std::vector<int>& vcol, const std::vector<int>& pcol) {
@@ -166,6 +224,8 @@ void remove_dead_writes(IrFunction& f) {
 IrFunction allocate_registers(const IrFunction& input) {
   IrFunction f = input;
   remove_dead_writes(f);
+  while (!try_colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"}) && rematerialise_param(f)) {
+  }
   std::vector<int> vcol = colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
   std::vector<int> pcol = colour(f, {K::kPred, f.n_preds, kPreds, "predicates"});
   IrFunction out = f;

@@ -1,0 +1,327 @@
+// The lowering of each PTX instruction family (the Lowerer's second file: lower_internal.h):
+// moves and conversions, 64-bit values with a known high half, memory, compares and
+// selects, branches and barriers, bit manipulation, warp shuffles and votes, arithmetic.
+#include <fmt/format.h>
+
+#include "compiler/lower_internal.h"
+#include "compiler/ptx_ops.h"
+
+namespace qgpu::lowering {
+
+void Lowerer::lower_mov(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 2)) return;
+  std::string t = last_part(in);
+  if (std::string p = type_problem(t); !p.empty()) return unsupported(in, p);
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  if (!d || !a) return;
+  Op op = d->kind == K::kPred ? Op::kMovPred : Op::kMov;
+  emit(in, {.op = op, .d = *d, .a = *a});
+}
+
+// cvta (address space conversion) is a copy on one flat memory; cvt between integer
+// widths is a copy (to 64: the low 32 bits are the value), or a mask/sign-extension
+// when the source is 8 or 16 bits.
+void Lowerer::lower_cvt(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 2)) return;
+  for (const std::string& p : in.parts)
+    if (is_float_type(p) || p == "rn" || p == "rz" || p == "rzi" || p == "rni" || p == "sat")
+      return unsupported(in, "floating point is not supported yet (a float/int conversion)");
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  if (!d || !a) return;
+  std::string from = in.parts.size() >= 3 ? in.parts.back() : "u32";
+  if (from == "u8" || from == "u16") {
+    emit(in, {.op = Op::kAnd, .d = *d, .a = *a, .b = ir_imm(from == "u8" ? 0xff : 0xffff)});
+  } else if (from == "s8" || from == "s16") {
+    int shift = from == "s8" ? 24 : 16;
+    IrOperand t = ir_vreg(temp());
+    emit_helper(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(shift)});
+    emit(in, {.op = Op::kShrS, .d = *d, .a = t, .b = ir_imm(shift)});
+  } else {
+    emit(in, {.op = Op::kMov, .d = *d, .a = *a});
+    if (d->kind == K::kVReg && in.parts.size() >= 3 && is_64(in.parts[1])) record_high(in, *d, *a, from == "s32");
+  }
+}
+
+// 64-bit values whose high half is cheap (ptx.md section 7 exceptions).
+//
+// clang turns some loops into closed forms such as (a * b) >> 1 computed in 64 bits
+// (mul.wide, shr.u64, cvt.u32.u64). For a 64-bit value made by mul.wide or by widening
+// a 32-bit one, the high half is computed right after it (dead-code removal drops it
+// when unused), so a 64-bit right shift of that value can be done exactly.
+
+void Lowerer::record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign) {
+  if (!sign) return void(high_[d.index] = ir_imm(0));
+  IrOperand h = ir_vreg(temp());
+  emit_helper(in, {.op = Op::kShrS, .d = h, .a = a, .b = ir_imm(31)});
+  high_[d.index] = h;
+}
+
+void Lowerer::lower_mul_wide(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 3)) return;
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  auto b = value(fr, in, in.operands[2]);
+  if (!d || !a || !b) return;
+  emit(in, {.op = Op::kMulLo, .d = *d, .a = *a, .b = *b});
+  high_[d->index] = fresh_();  // the high half: unguarded helpers, as a sequence's
+  for (const IrInstr& x : expand_mul_hi(high_[d->index], *a, *b, last_part(in) == "s32", fresh_)) emit_helper(in, x);
+}
+
+// shr.{u64,s64} d, x, k with a constant k, when x's high half is known: the low half of
+// the result is (lo >> k) | (hi << (32 - k)), or hi >> (k - 32).
+void Lowerer::lower_shr64(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 3)) return;
+  auto d = dest(fr, in, 0);
+  auto x = value(fr, in, in.operands[1]);
+  const PtxOperand& k = in.operands[2];
+  if (!d || !x) return;
+  auto hi = x->kind == K::kVReg ? high_.find(x->index) : high_.end();
+  if (k.kind != PtxOperandKind::kImm || k.imm < 0 || k.imm > 63 || hi == high_.end())
+    return unsupported(in, "a 64-bit shift right is supported only by a constant, of a product "
+                           "(mul.wide) or a widened int; long long arithmetic is not supported");
+  single_def_checks_.push_back({x->index, in});
+  emit_sequence(in, expand_shr64(*d, *x, hi->second, k.imm, last_part(in) == "s64", fresh_));
+}
+
+// The high half recorded for a 64-bit register is only right if nothing else writes it.
+void Lowerer::check_single_defs() {
+  for (const auto& [v, src] : single_def_checks_) {
+    int defs = 0;
+    for (const IrInstr& in : f_.code) defs += in.d.kind == K::kVReg && in.d.index == v;
+    if (defs != 1)
+      unsupported(src, "a 64-bit shift right of a value that is assigned more than once (long long "
+                       "arithmetic in a loop) is not supported");
+  }
+}
+
+bool Lowerer::memory_type_ok(const PtxInstr& in) {
+  for (const std::string& p : in.parts) {
+    if (p == "v2" || p == "v4") return unsupported(in, "vector loads and stores (int2, int4) are not supported"), false;
+    if (p == "local") return unsupported(in, kLocalMemory), false;
+    if (is_64(p)) return unsupported(in, "64-bit memory access (a pointer or a long stored in memory) "
+                                         "is not supported"), false;
+    if (std::string why = type_problem(p); !why.empty()) return unsupported(in, why), false;
+  }
+  return true;
+}
+
+void Lowerer::lower_ld(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 2)) return;
+  if (has_part(in, "param")) return lower_ld_param(fr, in);
+  if (!memory_type_ok(in)) return;
+  auto d = dest(fr, in, 0);
+  IrOperand base;
+  int64_t off = 0;
+  if (!d || !address(fr, in, in.operands[1], base, off)) return;
+  emit(in, {.op = Op::kLd, .d = *d, .a = base, .offset = off});
+}
+
+// ld.param: a kernel parameter (a scalar's load from its word, an array's address as an
+// immediate), or a value passed to an inlined function.
+void Lowerer::lower_ld_param(Frame& fr, const PtxInstr& in) {
+  std::string t = last_part(in);
+  if (std::string p = type_problem(t); !p.empty()) return unsupported(in, p);
+  auto d = dest(fr, in, 0);
+  const PtxOperand& a = in.operands[1];
+  if (!d || a.kind != PtxOperandKind::kAddress) return;
+  if (auto it = fr.params.find(a.name); it != fr.params.end() && a.imm == 0)
+    return emit(in, {.op = Op::kMov, .d = *d, .a = it->second});
+  auto it = env_.param_value.find(a.name);
+  if (it == env_.param_value.end() || a.imm != 0)
+    return unsupported(in, "parameters passed by value as structs are not supported");
+  if (env_.scalar_params.count(a.name)) return emit(in, {.op = Op::kLd, .d = *d, .offset = it->second});
+  emit(in, {.op = Op::kMov, .d = *d, .a = ir_imm(wrap32(it->second))});
+}
+
+void Lowerer::lower_st(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 2)) return;
+  if (has_part(in, "param")) return lower_st_param(fr, in);
+  if (!memory_type_ok(in)) return;
+  IrOperand base;
+  int64_t off = 0;
+  auto v = value(fr, in, in.operands[1]);
+  if (!v || !address(fr, in, in.operands[0], base, off)) return;
+  emit(in, {.op = Op::kSt, .a = base, .b = *v, .offset = off});
+}
+
+// st.param: an argument for the next call (a copy, so later writes do not change it), or
+// a function's return value.
+void Lowerer::lower_st_param(Frame& fr, const PtxInstr& in) {
+  const PtxOperand& a = in.operands[0];
+  auto v = value(fr, in, in.operands[1]);
+  if (!v || a.kind != PtxOperandKind::kAddress || a.imm != 0)
+    return unsupported(in, "struct arguments and return values are not supported");
+  for (const PtxVar& r : fr.fn->returns)
+    if (r.name == a.name) return emit(in, {.op = Op::kMov, .d = fr.params.at(a.name), .a = *v});
+  IrOperand t = ir_vreg(temp());
+  emit(in, {.op = Op::kMov, .d = t, .a = *v});
+  fr.params[a.name] = t;
+}
+
+void Lowerer::lower_atom(Frame& fr, const PtxInstr& in) {
+  if (!memory_type_ok(in)) return;
+  OpMapping m = atom_mapping(in);
+  if (!m.problem.empty()) return unsupported(in, m.problem);
+  std::optional<Op> op = m.op;
+  bool red = in.parts[0] == "red";
+  size_t n = (red ? 2 : 3) + (*op == Op::kAtomCas);
+  if (!operands(in, n)) return;
+  size_t k = 0;
+  std::optional<IrOperand> d = red ? std::optional<IrOperand>(ir_vreg(temp())) : dest(fr, in, k++);
+  IrOperand base;
+  int64_t off = 0;
+  if (!d || !address(fr, in, in.operands[k++], base, off)) return;
+  auto b = value(fr, in, in.operands[k++]);
+  std::optional<IrOperand> c = *op == Op::kAtomCas ? value(fr, in, in.operands[k]) : std::optional<IrOperand>(IrOperand{});
+  if (!b || !c) return;
+  emit(in, {.op = *op, .d = *d, .a = base, .b = *b, .c = *c, .offset = off});
+}
+
+void Lowerer::lower_setp(Frame& fr, const PtxInstr& in) {
+  OpMapping m = setp_mapping(in);
+  if (!m.problem.empty()) return unsupported(in, m.problem);
+  if (!operands(in, 3)) return;
+  Op op = *m.op;
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  auto b = value(fr, in, in.operands[2]);
+  if (d && a && b) emit(in, {.op = op, .d = *d, .a = *a, .b = *b});
+}
+
+void Lowerer::lower_selp(Frame& fr, const PtxInstr& in) {
+  if (std::string p = type_problem(last_part(in)); !p.empty()) return unsupported(in, p);
+  if (!operands(in, 4)) return;
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  auto b = value(fr, in, in.operands[2]);
+  auto c = value(fr, in, in.operands[3]);
+  if (d && a && b && c) emit(in, {.op = Op::kSelp, .d = *d, .a = *a, .b = *b, .c = *c});
+}
+
+void Lowerer::lower_bra(Frame& fr, const PtxInstr& in) {
+  if (in.operands.size() != 1 || in.operands[0].kind != PtxOperandKind::kSymbol)
+    return unsupported(in, "indirect branches (brx.idx, a switch jump table) are not supported");
+  fixups_.push_back({static_cast<int>(f_.code.size()), fr.prefix + in.operands[0].name, in});
+  emit(in, {.op = Op::kBra});
+}
+
+void Lowerer::lower_ret(Frame& fr, const PtxInstr& in) {
+  if (fr.ret_label.empty()) return emit(in, {.op = Op::kExit});
+  fixups_.push_back({static_cast<int>(f_.code.size()), fr.ret_label, in});
+  emit(in, {.op = Op::kBra});
+}
+
+void Lowerer::lower_bar(const PtxInstr& in) {
+  bool sync = has_part(in, "sync");
+  bool zero = in.operands.size() == 1 && in.operands[0].kind == PtxOperandKind::kImm && in.operands[0].imm == 0;
+  if (!sync || !zero) return unsupported(in, "only __syncthreads() (bar.sync 0) is supported");
+  emit(in, {.op = Op::kBar});
+}
+
+// shf.{l,r}.{wrap,clamp}.b32 d, lo, hi, n: funnel shift (rotates come out as this).
+void Lowerer::lower_shf(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 4) || in.parts.size() != 4) return unsupported(in, "malformed funnel shift");
+  auto d = dest(fr, in, 0);
+  auto lo = value(fr, in, in.operands[1]);
+  auto hi = value(fr, in, in.operands[2]);
+  auto n = value(fr, in, in.operands[3]);
+  if (!d || !lo || !hi || !n) return;
+  emit_sequence(in, expand_funnel_shift(*d, *lo, *hi, *n, in.parts[1] == "l", in.parts[2] == "wrap", fresh_));
+}
+
+// shfl.sync.{idx,up,down,bfly}.b32 d, a, b, c, membermask
+void Lowerer::lower_shfl(Frame& fr, const PtxInstr& in) {
+  const std::string mode = in.parts.size() >= 3 ? in.parts[2] : "";
+  if (in.parts.size() < 2 || in.parts[1] != "sync") return unsupported(in, kNoSync);
+  const std::map<std::string, ShflMode> modes = {
+      {"idx", ShflMode::kIdx}, {"up", ShflMode::kUp}, {"down", ShflMode::kDown}, {"bfly", ShflMode::kBfly}};
+  if (in.parts.size() != 4 || in.parts[3] != "b32" || !modes.count(mode))
+    return unsupported(in, "only shfl.sync.{idx,up,down,bfly}.b32 (__shfl*_sync on 32-bit values) is supported");
+  if (!operands(in, 5)) return;
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  auto b = value(fr, in, in.operands[2]);
+  auto c = value(fr, in, in.operands[3]);
+  if (!d || !a || !b || !c || !value(fr, in, in.operands[4])) return;
+  CHECK(env_.shfl_word >= 0);
+  emit_warp_sequence(in, expand_shfl(*d, *a, *b, *c, modes.at(mode), env_.shfl_word, fresh_, fresh_pred_));
+}
+
+// vote.sync.{ballot.b32,any.pred,all.pred} d, p, membermask and activemask.b32 d
+void Lowerer::lower_vote(Frame& fr, const PtxInstr& in) {
+  const bool active = in.parts[0] == "activemask";
+  const std::string mode = in.parts.size() >= 3 ? in.parts[2] : "";
+  if (!active && (in.parts.size() < 2 || in.parts[1] != "sync")) return unsupported(in, kNoSync);
+  if (active ? in.parts.size() != 2 || in.parts[1] != "b32"
+             : in.parts.size() != 4 || !((mode == "ballot" && in.parts[3] == "b32") ||
+                                         ((mode == "any" || mode == "all") && in.parts[3] == "pred")))
+    return unsupported(in, "only vote.sync.{ballot.b32,any.pred,all.pred} and activemask.b32 are supported");
+  if (!operands(in, active ? 1 : 3)) return;
+  auto d = dest(fr, in, 0);
+  std::optional<IrOperand> p = active ? std::optional<IrOperand>(ir_imm(1)) : value(fr, in, in.operands[1]);
+  std::optional<IrOperand> mask = active ? std::optional<IrOperand>(ir_imm(-1)) : value(fr, in, in.operands[2]);
+  if (!d || !p || !mask) return;
+  if (p->kind != K::kPred && p->kind != K::kImm) return error(in, in.operands[1].col, "vote needs a predicate operand");
+  CHECK(env_.vote_word >= 0);
+  const VoteMode m = active ? VoteMode::kActive : mode == "ballot" ? VoteMode::kBallot
+                   : mode == "any" ? VoteMode::kAny : VoteMode::kAll;
+  emit_warp_sequence(in, expand_vote(*d, *p, *mask, m, env_.vote_word, fresh_));
+}
+
+// A shuffle's or vote's ops, unguarded: CUDA's functions never guard one, and under a
+// guard the lanes that fail it would read helpers they never wrote.
+void Lowerer::emit_warp_sequence(const PtxInstr& src, const std::vector<IrInstr>& seq) {
+  if (!src.guard.empty()) return unsupported(src, "a guarded shuffle or vote (@p shfl, @p vote) is not supported");
+  for (const IrInstr& x : seq) emit_helper(src, x);
+}
+
+// bfe.{u32,s32} d, a, pos, len with constant pos and len (shift-and-mask patterns).
+void Lowerer::lower_bfe(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 4)) return;
+  const PtxOperand &pos = in.operands[2], &len = in.operands[3];
+  if (pos.kind != PtxOperandKind::kImm || len.kind != PtxOperandKind::kImm || pos.imm < 0 ||
+      len.imm < 1 || pos.imm + len.imm > 32 || is_64(last_part(in)))
+    return unsupported(in, "bit-field extract with variable or out-of-range position is not supported");
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  if (d && a) emit_sequence(in, expand_bfe(*d, *a, pos.imm, len.imm, last_part(in) == "s32", fresh_));
+}
+
+// prmt.b32 d, a, b, selector with a constant selector (byte swaps, __byte_perm).
+void Lowerer::lower_prmt(Frame& fr, const PtxInstr& in) {
+  if (!operands(in, 4) || in.parts.size() != 2) return unsupported(in, "only the default prmt mode is supported");
+  const PtxOperand& sel = in.operands[3];
+  if (sel.kind != PtxOperandKind::kImm || (sel.imm & 0x8888) != 0)
+    return unsupported(in, "byte permute with a variable or sign-replicating selector is not supported");
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  auto b = value(fr, in, in.operands[2]);
+  if (d && a && b) emit_sequence(in, expand_prmt(*d, *a, *b, sel.imm, fresh_));
+}
+
+// add sub mul mad div rem neg abs min max and or xor not shl shr popc clz brev.
+bool Lowerer::lower_arith(Frame& fr, const PtxInstr& in) {
+  OpMapping m = arith_mapping(in);
+  if (!m.known) return false;
+  if (!m.problem.empty()) return unsupported(in, m.problem), true;
+  std::optional<Op> op = m.op;
+  const OpInfo& info = op_info(*op);
+  size_t n = info.form == Form::kDA || info.form == Form::kPP ? 2
+           : info.form == Form::kDABC ? 4 : 3;
+  if (!operands(in, n)) return true;
+  IrInstr out{.op = *op};
+  IrOperand* slots[] = {&out.d, &out.a, &out.b, &out.c};
+  for (size_t i = 0; i < n; ++i) {
+    auto o = i == 0 ? dest(fr, in, 0) : value(fr, in, in.operands[i]);
+    if (!o) return true;
+    *slots[i] = *o;
+  }
+  if (auto seq = expand_model_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_))
+    return emit_sequence(in, *seq), true;  // mul.hi, div, rem: the model has none
+  emit(in, out);
+  return true;
+}
+
+}  // namespace qgpu::lowering

@@ -1,0 +1,145 @@
+// The PTX -> IR lowering's one class, shared by its two files: lower.cpp (operands,
+// emission, bodies and inlined calls, labels) and lower_families.cpp (one function per
+// PTX instruction family). Internal to src/compiler; lower.h is the interface.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/error.h"
+#include "compiler/lower.h"
+#include "compiler/lower_expand.h"
+
+namespace qgpu::lowering {
+
+using K = IrOperand::Kind;
+
+inline constexpr const char* kNoSync =
+    "the warp functions without _sync (__shfl, __ballot, __any, __all) are not supported: use __shfl_sync, "
+    "__ballot_sync, __any_sync, __all_sync";
+inline constexpr const char* kLocalMemory =
+    "local memory (a local array, or -O0) is not supported; use -Os and shared or global arrays";
+
+struct Frame {
+  const PtxFunction* fn = nullptr;
+  std::string prefix;                         // register and label namespace of this inline copy
+  std::map<std::string, IrOperand> params;    // .param name -> value (callee params, retvals)
+  std::vector<IrOperand> returns;             // callee's func_retval vregs
+  std::string ret_label;                      // continuation label; empty in the kernel
+};
+
+class Lowerer {
+ public:
+  Lowerer(const PtxModule& m, const LowerEnv& env) : m_(m), env_(env) {}
+
+  IrFunction run(const PtxFunction& kernel) {
+    for (const std::string& name : env_.scalar_params) f_.param_words.push_back(env_.param_value.at(name));
+    Frame top{&kernel, ""};
+    lower_body(top, 0);
+    resolve_labels();
+    check_single_defs();
+    if (!errors_.empty()) {
+      std::string all;
+      for (const std::string& e : errors_) all += (all.empty() ? "" : "\n") + e;
+      throw Error(all);
+    }
+    return std::move(f_);
+  }
+
+ private:
+  // ---- Diagnostics.
+
+  void error(const PtxInstr& in, int col, const std::string& msg);
+  void unsupported(const PtxInstr& in, std::string_view why);
+
+  // ---- Registers and operands.
+
+  int vreg(const Frame& fr, const std::string& name);
+  int predreg(const Frame& fr, const std::string& name);
+  int temp();
+  static std::string reg_type(const Frame& fr, const std::string& name);
+  static bool is_local_var(const Frame& fr, const std::string& name);
+  static int64_t wrap32(int64_t v);
+  std::optional<IrOperand> value(Frame& fr, const PtxInstr& in, const PtxOperand& o);
+  std::optional<IrOperand> symbol_address(Frame& fr, const PtxInstr& in, const std::string& name, int col);
+  std::optional<IrOperand> dest(Frame& fr, const PtxInstr& in, size_t i);
+  bool address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOperand& base, int64_t& off);
+
+  // ---- Emission.
+
+  void emit(const PtxInstr& src, IrInstr out);
+  void emit_helper(const PtxInstr& src, IrInstr out);
+  void emit_sequence(const PtxInstr& src, std::vector<IrInstr> seq);
+  bool operands(const PtxInstr& in, size_t n);
+
+  // ---- Bodies and calls.
+
+  void lower_body(Frame& fr, int depth);
+  void lower_instr(Frame& fr, const PtxInstr& in, int depth);
+  void lower_call(Frame& fr, const PtxInstr& in, int depth);
+  void skip_call(Frame& fr, const PtxInstr& in, const std::vector<std::string>& rets, std::string_view why);
+  void inline_call(Frame& fr, const PtxInstr& in, const PtxFunction& callee,
+                   const std::vector<std::string>& rets, const std::vector<std::string>& args, int depth);
+
+  // ---- Families (lower_families.cpp).
+
+  void lower_mov(Frame& fr, const PtxInstr& in);
+  void lower_cvt(Frame& fr, const PtxInstr& in);
+  // 64-bit values whose high half is cheap (ptx.md section 7 exceptions)
+  void record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign);
+  void lower_mul_wide(Frame& fr, const PtxInstr& in);
+  void lower_shr64(Frame& fr, const PtxInstr& in);
+  void check_single_defs();
+  // memory
+  bool memory_type_ok(const PtxInstr& in);
+  void lower_ld(Frame& fr, const PtxInstr& in);
+  void lower_ld_param(Frame& fr, const PtxInstr& in);
+  void lower_st(Frame& fr, const PtxInstr& in);
+  void lower_st_param(Frame& fr, const PtxInstr& in);
+  void lower_atom(Frame& fr, const PtxInstr& in);
+  // compares, selects, control
+  void lower_setp(Frame& fr, const PtxInstr& in);
+  void lower_selp(Frame& fr, const PtxInstr& in);
+  void lower_bra(Frame& fr, const PtxInstr& in);
+  void lower_ret(Frame& fr, const PtxInstr& in);
+  void lower_bar(const PtxInstr& in);
+  // bit manipulation
+  void lower_shf(Frame& fr, const PtxInstr& in);
+  void lower_bfe(Frame& fr, const PtxInstr& in);
+  void lower_prmt(Frame& fr, const PtxInstr& in);
+  // warp shuffles and votes: memory ops over words of their own (lower_expand.h)
+  void lower_shfl(Frame& fr, const PtxInstr& in);
+  void lower_vote(Frame& fr, const PtxInstr& in);
+  void emit_warp_sequence(const PtxInstr& src, const std::vector<IrInstr>& seq);
+  // add sub mul mad div rem neg abs min max and or xor not shl shr popc clz brev
+  bool lower_arith(Frame& fr, const PtxInstr& in);
+
+  // ---- Labels.
+
+  struct Fixup {
+    int instr;
+    std::string label;
+    PtxInstr src;
+  };
+  void resolve_labels();
+
+  const PtxModule& m_;
+  const LowerEnv& env_;
+  IrFunction f_;
+  Frame* frame_ = nullptr;
+  std::map<std::string, int> vregs_, preds_, labels_;
+  std::vector<Fixup> fixups_;
+  FreshReg fresh_ = [this] { return ir_vreg(temp()); };
+  FreshReg fresh_pred_ = [this] { return f_.pred_names.push_back(fmt::format("%ptmp{}", f_.n_preds)), ir_pred(f_.n_preds++); };
+  std::map<int, IrOperand> high_;                           // 64-bit vreg -> its high half
+  std::vector<std::pair<int, PtxInstr>> single_def_checks_;
+  std::vector<std::string> errors_;
+  int inline_count_ = 0;
+};
+
+}  // namespace qgpu::lowering
