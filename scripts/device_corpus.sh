@@ -2,7 +2,8 @@
 # Checks the whole CUDA corpus on a real GPU: for the device machine (an H200, sm_90).
 #   run: bash scripts/device_corpus.sh        (device tool: timeout_s 540, nothing to carry)
 # Builds one nvcc driver per kernels/*.cu, runs every `// run:` case on the GPU and compares
-# with the committed kernels/expected/*.json (scripts/gen_expected.py --nvcc). Writes
+# with the committed kernels/expected/*.json (scripts/gen_expected.py --nvcc); files that use
+# warp functions or warpSize are skipped (4 lanes on the machine, 32 on a GPU). Writes
 #   $OUT/corpus_nvcc_report.md   Markdown report: kernel, cases, result, nvcc version, GPU
 #   $OUT/corpus_nvcc.log         the full console output
 # ($OUT defaults to build/device_corpus off the device machine.) The session commits the

@@ -303,7 +303,7 @@ void expect_llama_generates(const std::string& gguf, const std::string& what, co
 // generated token here, one thread), so the work is split by what each run adds: f32
 // generates examples/divergence.qasm (77 records) and forces none (the same machine, the
 // f32 writer and llama.cpp's f32 path are what it adds); bf16 forces a corpus launch with
-// atomics (216 tokens) and leaves (b) to the merged checkpoint below, whose GGUF holds the
+// atomics (216 tokens) and one with warp shuffles (719) and leaves (b) to the merged checkpoint below, whose GGUF holds the
 // same GPU layers in bf16 and generates examples/loops.qasm there. Under ASan+UBSan our
 // side is the GGUF writer and the state reader, which (a) runs in bf16; llama.cpp's
 // minutes of (b) and (c) are not ours to sanitize.
@@ -322,7 +322,7 @@ TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
   const std::vector<Launched> ls = launches();
   std::vector<test_util::Forced> fs;
   if (!sanitized && t == DType::bf16)
-    fs = {test_util::corpus_forced("atomic_minmax", 0)};
+    fs = {test_util::corpus_forced("atomic_minmax", 0), test_util::corpus_forced("warp_sum_xor", 0)};
   std::vector<std::vector<int32_t>> prompts;
   std::vector<std::string> outs;
   for (size_t i = 0; i < ls.size(); ++i) {

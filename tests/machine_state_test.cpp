@@ -42,7 +42,8 @@ std::vector<Forced> launches() {
   return {test_util::corpus_forced("vecadd", 1),          test_util::corpus_forced("atomic_minmax", 0),
           test_util::corpus_forced("reduce_sum_shared", 1), test_util::corpus_forced("parity_branch", 0),
           test_util::corpus_forced("select_chain", 0),     test_util::corpus_forced("mulhi", 0),
-          test_util::corpus_forced("byte_swap", 0),        test_util::corpus_forced("early_return", 0)};
+          test_util::corpus_forced("byte_swap", 0),        test_util::corpus_forced("early_return", 0),
+          test_util::corpus_forced("warp_sum_xor", 0),     test_util::corpus_forced("ballot_count", 0)};
 }
 
 struct Setting {

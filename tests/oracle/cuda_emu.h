@@ -9,6 +9,16 @@
 //   the barrier, so the others wait only for unfinished threads (the qgpu machine's `bar`).
 // - atomics are std::atomic_ref read-modify-writes: each is indivisible, and all of them
 //   on one word are totally ordered, as on a GPU.
+// - warps have 4 lanes, as on the qgpu machine (warpSize is 4, not CUDA's 32): thread t of
+//   a block (t = tid.y*bx + tid.x) is lane t%4 of warp t/4, and a partial last warp has
+//   fewer lanes. Each warp has its own std::barrier and one exchange slot per lane; a shuffle
+//   or vote posts the lane's value in its slot, waits for the warp's live lanes (those that
+//   have not returned: a returning thread drops out of its warp's barrier too), combines the
+//   slots, and waits again before the slots can be reused. Shuffles compute the source lane
+//   with PTX's shfl formula for a 4-lane warp (docs/isa.md, "Warp shuffles and votes"). What
+//   CUDA leaves undefined fails the case instead of giving a number: lanes of one warp calling
+//   warp functions from different places (divergent lanes), a shuffle reading a lane that has
+//   returned or has no thread, a width other than 1, 2 or 4. The mask argument is not checked.
 // - min/max/abs and the bit intrinsics follow CUDA's integer definitions.
 // Compile the kernels with -fwrapv: CUDA integers wrap, and so must the oracle's.
 #pragma once
@@ -24,6 +34,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <source_location>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -40,8 +52,31 @@ inline thread_local dim3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
 inline thread_local dim3 gridDim{1, 1, 1};
 
+// CUDA's warpSize is 32; the qgpu machine's warps have 4 lanes, and so do the emulator's.
+constexpr int warpSize = 4;
+
 namespace qgpu_emu {
 inline thread_local std::barrier<> *block_barrier = nullptr;
+
+// What a lane posts for one warp function: its value, and where and in which order it
+// called, so that lanes arriving from different calls (divergent lanes) are caught.
+struct WarpSlot {
+  unsigned value = 0;
+  unsigned call = 0;  // how many warp functions this lane had called, this one included
+  const char *op = "";
+  unsigned line = 0, column = 0;  // the call site in the kernel file
+};
+
+// One warp of the running block: its barrier counts the lanes that have not returned.
+struct Warp {
+  explicit Warp(unsigned lanes) : barrier(lanes), live((1u << lanes) - 1) {}
+  std::barrier<> barrier;
+  std::atomic<unsigned> live;  // bit i: lane i has a thread that has not returned
+  WarpSlot slot[4];            // written by its lane before the first wait, read after it
+};
+inline thread_local Warp *warp = nullptr;
+inline thread_local unsigned lane = 0;        // this thread's lane in `warp`
+inline thread_local unsigned warp_calls = 0;  // warp functions this thread has called
 }  // namespace qgpu_emu
 
 #define __global__
@@ -108,6 +143,133 @@ inline unsigned __brev(unsigned x) {
 inline int __mulhi(int a, int b) { return (int)(((int64_t)a * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a * b) >> 32); }
 
+// ---- warp functions: shuffles and votes over the 4 lanes of a warp ------------------
+
+namespace qgpu_emu {
+
+// Fails the case (the driver's process) at what CUDA leaves undefined, naming the call site.
+// `what` may name one other lane with %d.
+[[noreturn]] inline void warp_error(const std::source_location &where, const char *what,
+                                    int other_lane = 0) {
+  char detail[160], line[512];  // one write, so that lanes failing together do not interleave
+  std::snprintf(detail, sizeof detail, what, other_lane);
+  std::snprintf(line, sizeof line, "%s:%u: warp function: lane %u of warp %u (thread %u,%u of "
+                "block %u,%u): %s\n", where.file_name(), (unsigned)where.line(), lane,
+                (threadIdx.y * blockDim.x + threadIdx.x) / warpSize, threadIdx.x, threadIdx.y,
+                blockIdx.x, blockIdx.y, detail);
+  std::fputs(line, stderr);
+  std::abort();
+}
+
+// One warp-wide exchange: every live lane posts `value`, waits until all live lanes have,
+// evaluates combine(slots, live mask), and waits again so that nobody overwrites a slot
+// before every lane has read it. Returns combine's result.
+template <class F>
+unsigned warp_exchange(const char *op, unsigned value, const std::source_location &where,
+                       F combine) {
+  Warp &w = *warp;
+  WarpSlot &mine = w.slot[lane];
+  mine = WarpSlot{value, ++warp_calls, op, (unsigned)where.line(), (unsigned)where.column()};
+  w.barrier.arrive_and_wait();  // every live lane has posted (returned lanes dropped out)
+  const unsigned live = w.live.load();
+  for (unsigned i = 0; i < 4; i++) {
+    const WarpSlot &s = w.slot[i];
+    if ((live >> i & 1) && (s.call != mine.call || std::strcmp(s.op, op) != 0 ||
+                            s.line != mine.line || s.column != mine.column))
+      warp_error(where, "lane %d of the warp is in another warp function call (called in a "
+                 "divergent branch?)", (int)i);
+  }
+  const unsigned result = combine(w.slot, live);
+  w.barrier.arrive_and_wait();  // every lane has read the slots: they may be reused
+  return result;
+}
+
+enum class ShflMode { idx, up, down, bfly };
+
+// PTX's shfl.sync for a 4-lane warp (the machine's definition, docs/isa.md): c is what
+// CUDA's __shfl*_sync pass, ((warpSize - width) << 8) | 0x1f, or (warpSize - width) << 8
+// for up; seg splits the warp into segments of `width` lanes, and a source lane j out of
+// the valid range gives the lane its own value.
+inline unsigned shfl(ShflMode mode, unsigned v, int b, int width, const std::source_location &where) {
+  if (width != 1 && width != 2 && width != 4)
+    warp_error(where, "width must be 1, 2 or 4 (a power of 2 up to warpSize)");
+  const unsigned c = ((unsigned)(warpSize - width) << 8) | (mode == ShflMode::up ? 0u : 0x1fu);
+  const int seg = (int)(c >> 8) & 3, cval = (int)c & 3, me = (int)lane;
+  const int minl = me & seg, maxl = (me & seg) | (cval & ~seg & 3);
+  int j = me;
+  bool ok = false;
+  switch (mode) {
+    case ShflMode::idx: j = minl | (b & 3 & ~seg); ok = j <= maxl; break;
+    case ShflMode::bfly: j = me ^ (b & 3); ok = j <= maxl; break;
+    case ShflMode::down: j = me + (b & 31); ok = j <= maxl; break;
+    case ShflMode::up: j = me - (b & 31); ok = j >= maxl; break;
+  }
+  if (!ok) j = me;
+  static const char *const names[] = {"__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+                                      "__shfl_xor_sync"};
+  return warp_exchange(names[(int)mode], v, where, [&](const WarpSlot *slot, unsigned live) {
+    if (!(live >> j & 1))  // CUDA: undefined; the machine: a stale word
+      warp_error(where, "shuffle reads lane %d, which has returned or has no thread", j);
+    return slot[j].value;
+  });
+}
+
+inline unsigned ballot(const char *op, unsigned mask, bool pred, const std::source_location &where) {
+  return warp_exchange(op, pred, where, [mask](const WarpSlot *slot, unsigned live) {
+    unsigned bits = 0;
+    for (unsigned i = 0; i < 4; i++)
+      if ((live >> i & 1) && slot[i].value) bits |= 1u << i;
+    return bits & mask;
+  });
+}
+
+}  // namespace qgpu_emu
+
+// CUDA's signatures for int and unsigned; `loc` is the emulator's own (the call site, for
+// the divergence check), never passed by a kernel.
+#define QGPU_EMU_SHUFFLES(T)                                                                \
+  inline T __shfl_sync(unsigned mask, T v, int srcLane, int width = warpSize,              \
+                       std::source_location loc = std::source_location::current()) {        \
+    (void)mask;                                                                             \
+    return (T)qgpu_emu::shfl(qgpu_emu::ShflMode::idx, (unsigned)v, srcLane, width, loc);    \
+  }                                                                                         \
+  inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = warpSize,         \
+                          std::source_location loc = std::source_location::current()) {     \
+    (void)mask;                                                                             \
+    return (T)qgpu_emu::shfl(qgpu_emu::ShflMode::up, (unsigned)v, (int)delta, width, loc);  \
+  }                                                                                         \
+  inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize,       \
+                            std::source_location loc = std::source_location::current()) {   \
+    (void)mask;                                                                             \
+    return (T)qgpu_emu::shfl(qgpu_emu::ShflMode::down, (unsigned)v, (int)delta, width, loc);\
+  }                                                                                         \
+  inline T __shfl_xor_sync(unsigned mask, T v, int laneMask, int width = warpSize,          \
+                           std::source_location loc = std::source_location::current()) {    \
+    (void)mask;                                                                             \
+    return (T)qgpu_emu::shfl(qgpu_emu::ShflMode::bfly, (unsigned)v, laneMask, width, loc);  \
+  }
+QGPU_EMU_SHUFFLES(int)
+QGPU_EMU_SHUFFLES(unsigned)
+#undef QGPU_EMU_SHUFFLES
+
+// Bit i: live lane i (one that has not returned) whose pred is nonzero, and bit i of mask.
+inline unsigned __ballot_sync(unsigned mask, int pred,
+                              std::source_location loc = std::source_location::current()) {
+  return qgpu_emu::ballot("__ballot_sync", mask, pred != 0, loc);
+}
+inline int __any_sync(unsigned mask, int pred,
+                      std::source_location loc = std::source_location::current()) {
+  return qgpu_emu::ballot("__any_sync", mask, pred != 0, loc) != 0;
+}
+inline int __all_sync(unsigned mask, int pred,
+                      std::source_location loc = std::source_location::current()) {
+  return qgpu_emu::ballot("__all_sync", mask, pred == 0, loc) == 0;
+}
+// The warp's live lanes: all of them that have not returned (a partial last warp has fewer).
+inline unsigned __activemask(std::source_location loc = std::source_location::current()) {
+  return qgpu_emu::ballot("__activemask", ~0u, true, loc);
+}
+
 // ---- launch --------------------------------------------------------------------------
 
 namespace qgpu_emu {
@@ -146,6 +308,9 @@ void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool rev
     const unsigned b = reverse ? n_blocks - 1 - k : k;
     const dim3 block_idx{b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y)};
     std::barrier<> barrier(n_threads);
+    std::vector<std::unique_ptr<Warp>> warps;  // thread t is lane t%4 of warp t/4
+    for (unsigned first = 0; first < n_threads; first += warpSize)
+      warps.push_back(std::make_unique<Warp>(n_threads - first < 4 ? n_threads - first : 4));
     std::vector<std::jthread> threads;
     for (unsigned i = 0; i < n_threads; i++) {
       const unsigned t = reverse ? n_threads - 1 - i : i;  // reversed: start last thread first
@@ -155,8 +320,14 @@ void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool rev
         blockDim = block;
         gridDim = grid;
         block_barrier = &barrier;
+        warp = warps[t / warpSize].get();
+        lane = t % warpSize;
         kernel();
-        barrier.arrive_and_drop();  // finished threads no longer hold up __syncthreads()
+        // Finished threads no longer hold up __syncthreads() or their warp's functions, and
+        // leave the warp's live mask first, so that a vote the others complete sees it gone.
+        warp->live.fetch_and(~(1u << lane));
+        warp->barrier.arrive_and_drop();
+        barrier.arrive_and_drop();
       });
     }
   }  // ~jthread joins: the block is done before the next one starts
