@@ -776,6 +776,59 @@ extern "C" __global__ void ws(const int *x, int *out, int *bal) {
     EXPECT_TRUE(has(r.k.ptx, op)) << op;
 }
 
+// docs/isa.md's source lane of a shuffle, written out here as the test's own reference.
+int shfl_source(const std::string& mode, int lane, int b, int c) {
+  const int seg = (c >> 8) & 3, clamp = c & 3, minl = lane & seg, maxl = minl | (clamp & ~seg & 3);
+  int j = lane;
+  bool ok = false;
+  if (mode == "idx") j = minl | (b & ~seg & 3), ok = j <= maxl;
+  if (mode == "bfly") j = lane ^ (b & 3), ok = j <= maxl;
+  if (mode == "down") j = lane + (b & 31), ok = j <= maxl;
+  if (mode == "up") j = lane - (b & 31), ok = j >= maxl;
+  return ok ? j : lane;
+}
+
+// Every shuffle mode with its lane argument and c as constants (the optimiser folds them:
+// constants, value ranges) and as loaded values (nothing folds), over a range of lane
+// arguments and CUDA's c for widths 1, 2 and 4 and a few clamps: each lane gets lane j's
+// value by the formula above.
+TEST(CompileCuda, ShufflesFollowTheSourceLaneFormula) {
+  for (const std::string mode : {"idx", "up", "down", "bfly"}) {
+    std::vector<std::pair<int, int>> bc;
+    for (int width : {1, 2, 4})
+      for (int b : {-1, 0, 1, 2, 3, 5, 6})
+        bc.push_back({b, ((4 - width) << 8) | (mode == "up" ? 0 : 0x1f)});
+    bc.push_back({1, 0x102}), bc.push_back({2, 0x001}), bc.push_back({3, 0x200});  // other clamps
+    constexpr size_t kPerLaunch = 2;  // 128 blocks
+    for (size_t at = 0; at < bc.size(); at += kPerLaunch) {
+      const size_t n = std::min(kPerLaunch, bc.size() - at);
+      std::string body, cases = "k=[", out = "out=[0";
+      for (size_t i = 0; i < n; ++i) {
+        auto [b, c] = bc[at + i];
+        body += fmt::format(
+            "  asm volatile(\"shfl.sync.{0}.b32 %0, %1, %2, %3, -1;\" : \"=r\"(r) : \"r\"(v), \"r\"({1}), \"r\"({2}));\n"
+            "  out[{3} * 4 + t] = r;\n"
+            "  asm volatile(\"shfl.sync.{0}.b32 %0, %1, %2, %3, -1;\" : \"=r\"(r) : \"r\"(v), \"r\"(k[{3}]), \"r\"(k[{4}]));\n"
+            "  out[{4} * 4 + t] = r;\n",
+            mode, b, c, 2 * i, 2 * i + 1);
+        cases += fmt::format("{}{},{}", i ? "," : "", b, c);
+      }
+      for (size_t i = 1; i < 8 * n; ++i) out += ",0";
+      const std::string src = "extern \"C\" __global__ void s(const int *k, int *out) {\n"
+                              "  int t = threadIdx.x, v = 100 + t, r;\n" + body + "}\n";
+      Launched r = run_cuda(src, Launch{}, {cases + "]", out + "]"});
+      for (size_t i = 0; i < n; ++i)
+        for (int loaded : {0, 1})
+          for (int lane = 0; lane < 4; ++lane) {
+            auto [b, c] = bc[at + i];
+            EXPECT_EQ(r.mem["out"][(2 * i + loaded) * 4 + lane], 100 + shfl_source(mode, lane, b, c))
+                << mode << " b=" << b << " c=0x" << std::hex << c << std::dec << " lane " << lane
+                << (loaded ? " (loaded)" : " (constant)");
+          }
+    }
+  }
+}
+
 // Scalar parameters are loaded from their words (issue 25), never folded: the sum and
 // product of two scalars are computed by the machine, and a kernel that would need more
 // than 15 registers with its parameters held gets them loaded again where they are used.
