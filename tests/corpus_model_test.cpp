@@ -2,7 +2,7 @@
 // kernels/expected/ whose ops the model has (lift::generation_gap) is compiled, its launch
 // generated greedily by the GPU-only model, and the outputs read out of the model's state
 // compared with the oracle's (kernels/expected/NAME.json, never made by qgpu) and the
-// records with the interpreter's: every case in bf16, each kernel's shortest in f32, one
+// records with the interpreter's: every case in bf16, each kernel's shortest in f32 and f16, one
 // in-memory model per dtype and process, in four shards. Kernels the model cannot generate
 // yet are counted and named; the count of kernels may only grow (kMinKernels), and every
 // one generates.
@@ -132,7 +132,7 @@ TEST(CorpusModel, FirstCasesBf16) {
 constexpr int kMinKernels = 123;
 
 // Four shards (kernels by their place in name order), so CTest runs them side by side: every
-// case in bf16, each kernel's shortest in f32.
+// case in bf16, each kernel's shortest in f32 and in f16.
 constexpr int kShards = 4;
 class CorpusModel : public ::testing::TestWithParam<int> {};
 
@@ -140,7 +140,7 @@ TEST(CorpusModelCount, EveryKernelHasExpectedOutputs) {
   EXPECT_GE(std::ssize(expected_files()), kMinKernels);
 }
 
-TEST_P(CorpusModel, EveryCaseInBf16ShortestCasesInF32) {
+TEST_P(CorpusModel, EveryCaseInBf16ShortestInF32AndF16) {
   int gaps = 0;
   const std::vector<Case> cases = generatable(false, gaps, false, GetParam(), kShards);
   std::set<std::string> kernels;
@@ -149,7 +149,7 @@ TEST_P(CorpusModel, EveryCaseInBf16ShortestCasesInF32) {
             << " cases) the model generates, " << gaps << " that need ops it does not have yet\n";
   EXPECT_EQ(gaps, 0);
   corpus_on_model(cases, DType::bf16);
-  // f32 on each kernel's shortest case (by the interpreter's records): the same blocks and
+  // f32 and f16 on each kernel's shortest case (by the interpreter's records): the same blocks and
   // record families, a fraction of the CI time (the whole corpus in both dtypes took 29
   // minutes of CI's 90 with 92 kernels; is_prime's first case alone is 109,000 tokens).
   std::vector<Case> shortest;
@@ -160,6 +160,7 @@ TEST_P(CorpusModel, EveryCaseInBf16ShortestCasesInF32) {
     else if (records < shortest_records) shortest.back() = c, shortest_records = records;
   }
   corpus_on_model(shortest, DType::f32);
+  corpus_on_model(shortest, DType::f16);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shard, CorpusModel, ::testing::Range(0, kShards));

@@ -275,10 +275,8 @@ void llama_generate(const std::string& gguf, const std::vector<int32_t>& prompt,
 // llama.cpp generating a launch on the GGUF: greedy decoding from the program image of
 // `example` (examples/NAME.qasm) gives the interpreter's records token for token; in a
 // merged checkpoint the GPU's tokens sit `at` ids after the base's vocabulary.
-void expect_llama_generates(const std::string& gguf, const std::string& what, const std::string& example,
-                            int32_t at = 0, int threads = 1) {
-  Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/" + example), example);
-  Trace want = run(p, p.launch);
+void expect_llama_generates(const std::string& gguf, const std::string& what, const std::string& name,
+                            const Trace& want, int32_t at = 0, int threads = 1) {
   std::vector<int32_t> prompt;
   for (const Rec& r : want.prompt) prompt.push_back(token_id(r) + at);
   std::vector<int32_t> got;
@@ -288,8 +286,14 @@ void expect_llama_generates(const std::string& gguf, const std::string& what, co
     ASSERT_EQ(got[i], token_id(want.records[i]) + at) << what << " record " << i << ": llama.cpp emitted "
                                                       << record_text(decode_token(got[i] - at)) << ", the interpreter "
                                                       << record_text(want.records[i]);
-  std::cout << "[ generated ] llama.cpp " << what << " " << example << ": " << got.size()
+  std::cout << "[ generated ] llama.cpp " << what << " " << name << ": " << got.size()
             << " records generated greedily equal the interpreter's\n";
+}
+
+void expect_llama_generates(const std::string& gguf, const std::string& what, const std::string& example,
+                            int32_t at = 0, int threads = 1) {
+  Program p = assemble(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/examples/" + example), example);
+  expect_llama_generates(gguf, what, example, run(p, p.launch), at, threads);
 }
 
 // One GGUF export a dtype (written from the in-memory model, dense one tensor at a time),
@@ -302,8 +306,9 @@ void expect_llama_generates(const std::string& gguf, const std::string& what, co
 // llama.cpp multiplies every weight of the 4.5 GB f32 GGUF at each token (about a second a
 // generated token here, one thread), so the work is split by what each run adds: f32
 // generates examples/divergence.qasm (77 records) and forces none (the same machine, the
-// f32 writer and llama.cpp's f32 path are what it adds); bf16 forces a corpus launch with
-// atomics (216 tokens) and one with warp shuffles (719) and leaves (b) to the merged checkpoint below, whose GGUF holds the
+// f32 writer and llama.cpp's f32 path are what it adds); bf16 generates a CUDA kernel's
+// votes (activemask_partial, 79 records), forces a corpus launch with atomics (216 tokens)
+// and one with warp shuffles (651) and leaves (b) to the merged checkpoint below, whose GGUF holds the
 // same GPU layers in bf16 and generates examples/loops.qasm there. Under ASan+UBSan our
 // side is the GGUF writer and the state reader, which (a) runs in bf16; llama.cpp's
 // minutes of (b) and (c) are not ours to sanitize.
@@ -319,6 +324,10 @@ TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
   const std::string gguf = *dir_ / fmt::format("gpu-{}.gguf", dtype_name(t));
   write_gguf_model(test_util::gpu_model(), gguf, t);
   if (!sanitized && t == DType::f32) expect_llama_generates(gguf, "f32", "divergence.qasm");
+  if (!sanitized && t == DType::bf16) {  // a CUDA kernel's votes (st, atom.add, ld over the warp's word)
+    const test_util::Forced f = test_util::corpus_forced("activemask_partial", 0);
+    expect_llama_generates(gguf, "bf16", f.name, Trace{.prompt = f.prompt, .records = f.records});
+  }
   const std::vector<Launched> ls = launches();
   std::vector<test_util::Forced> fs;
   if (!sanitized && t == DType::bf16)
