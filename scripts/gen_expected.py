@@ -80,15 +80,15 @@ FORBIDDEN = {
     r"\bchar\b|\bshort\b|\bint8_t\b|\bint16_t\b|\buint8_t\b|\buint16_t\b": "8/16-bit data",
     r"\bprintf\b": "printf",
     r"\bextern\s+__shared__": "dynamic shared memory",
-    r"__syncwarp|__match_\w+_sync|__reduce_\w+_sync|__shfl(?:_up|_down|_xor)?\s*\(":
-        "a warp function other than __shfl*_sync and the votes",
+    r"__match_\w+_sync|__reduce_\w+_sync|__shfl(?:_up|_down|_xor)?\s*\(":
+        "a warp function other than __shfl*_sync, the votes and __syncwarp",
 }
 
 # Warp functions (docs/isa.md, "Warp shuffles and votes"): each kind has memory words of its
 # own on the machine, and warpSize is 4 there and in the oracle, 32 on a GPU.
 SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?_sync\b")
 VOTE = re.compile(r"\b(?:__ballot_sync|__any_sync|__all_sync|__activemask)\b")
-WARP_DEPENDENT = re.compile(f"{SHUFFLE.pattern}|{VOTE.pattern}|\\bwarpSize\\b")
+WARP_DEPENDENT = re.compile(f"{SHUFFLE.pattern}|{VOTE.pattern}|\\bwarpSize\\b|\\b__syncwarp\\b")
 SHUFFLE_WORDS = 16  # one per lane of each resident warp
 VOTE_WORDS = 4      # one per resident warp
 

@@ -3,7 +3,7 @@
  * qgpu compiles kernels with clang in CUDA device mode without a CUDA SDK
  * (-nocudainc -nocudalib), so this header supplies what nvcc's runtime headers would:
  * the qualifiers, the thread/block built-ins, __syncthreads, integer atomics,
- * min/max/abs and bit intrinsics, warp shuffles and votes (warpSize is 4). A .cu file written for nvcc compiles unchanged.
+ * min/max/abs and bit intrinsics, warp shuffles, votes and __syncwarp (warpSize is 4). A .cu file written for nvcc compiles unchanged.
  * Under nvcc this header does nothing. */
 #ifndef QGPU_CUDA_H
 #define QGPU_CUDA_H
@@ -105,6 +105,12 @@ static __device__ __forceinline__ int __any_sync(unsigned mask, int predicate) {
 }
 static __device__ __forceinline__ int __all_sync(unsigned mask, int predicate) {
   return __ballot_sync(mask, !predicate) == 0;
+}
+/* bar.warp.sync: the machine runs a warp's lanes in lockstep at their smallest PC, so
+ * lanes that diverged meet again before any of them passes this point, and memory is
+ * sequentially consistent: qgpu compiles it to nothing. */
+static __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffff) {
+  asm volatile("bar.warp.sync %0;" : : "r"(mask));
 }
 static __device__ __forceinline__ unsigned __activemask(void) {
   unsigned r;

@@ -213,7 +213,11 @@ void Lowerer::lower_ret(Frame& fr, const PtxInstr& in) {
   emit(in, {.op = Op::kBra});
 }
 
+// bar.sync 0 (__syncthreads) is the machine's bar. bar.warp.sync (__syncwarp) is nothing:
+// min-PC scheduling runs a warp's lanes in lockstep, so diverged lanes meet before any of
+// them passes it, and memory is sequentially consistent (docs/isa.md).
 void Lowerer::lower_bar(const PtxInstr& in) {
+  if (has_part(in, "warp") && has_part(in, "sync") && in.operands.size() == 1 && in.guard.empty()) return;
   bool sync = has_part(in, "sync");
   bool zero = in.operands.size() == 1 && in.operands[0].kind == PtxOperandKind::kImm && in.operands[0].imm == 0;
   if (!sync || !zero) return unsupported(in, "only __syncthreads() (bar.sync 0) is supported");

@@ -265,6 +265,12 @@ inline int __all_sync(unsigned mask, int pred,
                       std::source_location loc = std::source_location::current()) {
   return qgpu_emu::ballot("__all_sync", mask, pred == 0, loc) == 0;
 }
+// A barrier for the warp's live lanes (memory written before it is seen after it).
+inline void __syncwarp(unsigned mask = 0xffffffff,
+                       std::source_location loc = std::source_location::current()) {
+  (void)mask;
+  qgpu_emu::warp_exchange("__syncwarp", 0, loc, [](const qgpu_emu::WarpSlot *, unsigned) { return 0u; });
+}
 // The warp's live lanes: all of them that have not returned (a partial last warp has fewer).
 inline unsigned __activemask(std::source_location loc = std::source_location::current()) {
   return qgpu_emu::ballot("__activemask", ~0u, true, loc);
