@@ -128,11 +128,11 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
               const CompileOptions& o) {
   Layout l;
   int next = 0;
-  std::vector<size_t> scalars;
+  std::vector<std::pair<size_t, const KernelArg*>> scalars;
   for (size_t i = 0; i < params.size(); ++i) {
     const KernelArg& a = find_arg(o, params[i]);
     if (!params[i].pointer) {
-      scalars.push_back(i);
+      scalars.push_back({i, &a});
       continue;
     }
     l.env.param_value[k.params[i].name] = 4 * next;
@@ -186,12 +186,11 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
   // Scalar parameters live in memory words, as in PTX's parameter space, after everything
   // else (the arrays keep the addresses they had when scalars were immediates): the kernel
   // loads them, so no arithmetic on its inputs can happen here, in the compiler.
-  for (size_t i : scalars) {
-    const KernelArg& a = find_arg(o, params[i]);
+  for (const auto& [i, a] : scalars) {
     l.env.param_value[k.params[i].name] = 4 * next;
     l.env.scalar_params.insert(k.params[i].name);
-    l.summary += fmt::format(", {} 1", a.name);
-    place(l, a.name, {static_cast<uint32_t>(a.values.at(0))}, next);
+    l.summary += fmt::format(", {} 1", a->name);
+    place(l, a->name, {static_cast<uint32_t>(a->values.at(0))}, next);
   }
   if (next > kMemWords)
     fail("the kernel's memory needs {} words ({}); global memory has {} ({} too many): use smaller "

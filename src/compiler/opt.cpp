@@ -260,13 +260,14 @@ bool fold_ranges(IrFunction& f) {
     if (in.a.kind == K::kImm && in.b.kind == K::kImm) continue;  // fold_constants' case
     std::optional<Range> x = range_of(f, defs, in.a), y = range_of(f, defs, in.b);
     if (!x || !y) continue;
-    std::optional<bool> r;
-    switch (in.op) {
-      case Op::kSetpLtS: r = x->hi < y->lo ? std::optional(true) : x->lo >= y->hi ? std::optional(false) : std::nullopt; break;
-      case Op::kSetpLeS: r = x->hi <= y->lo ? std::optional(true) : x->lo > y->hi ? std::optional(false) : std::nullopt; break;
-      case Op::kSetpGtS: r = x->lo > y->hi ? std::optional(true) : x->hi <= y->lo ? std::optional(false) : std::nullopt; break;
-      default: r = x->lo >= y->hi ? std::optional(true) : x->hi < y->lo ? std::optional(false) : std::nullopt; break;
-    }
+    // u < v (u <= v when or_equal), if the ranges decide it
+    auto less = [](Range u, Range v, bool or_equal) -> std::optional<bool> {
+      if (or_equal ? u.hi <= v.lo : u.hi < v.lo) return true;
+      if (or_equal ? u.lo > v.hi : u.lo >= v.hi) return false;
+      return std::nullopt;
+    };
+    const bool swap = in.op == Op::kSetpGtS || in.op == Op::kSetpGeS;  // a > b is b < a
+    std::optional<bool> r = less(swap ? *y : *x, swap ? *x : *y, in.op == Op::kSetpLeS || in.op == Op::kSetpGeS);
     if (!r) continue;
     in = {.op = Op::kMovPred, .guard = in.guard, .guard_negated = in.guard_negated, .d = in.d, .a = ir_imm(*r),
           .line = in.line};
@@ -404,12 +405,24 @@ void optimise(IrFunction& f) {
   }
 }
 
-void legalise(IrFunction& f) {
+void insert_before(IrFunction& f, const std::function<std::vector<IrInstr>(IrInstr&)>& before) {
   std::vector<IrInstr> out;
   std::vector<int> new_index(f.code.size() + 1);
   for (size_t i = 0; i < f.code.size(); ++i) {
     new_index[i] = static_cast<int>(out.size());
     IrInstr in = f.code[i];
+    for (IrInstr& x : before(in)) out.push_back(std::move(x));
+    out.push_back(in);
+  }
+  new_index[f.code.size()] = static_cast<int>(out.size());
+  for (IrInstr& in : out)
+    if (in.op == Op::kBra) in.target = new_index[in.target];
+  f.code = std::move(out);
+}
+
+void legalise(IrFunction& f) {
+  insert_before(f, [&f](IrInstr& in) {
+    std::vector<IrInstr> moves;
     bool memory = is_memory(in.op);
     bool imm_used = memory;  // a memory op's immediate is its offset
     for (IrOperand* o : {&in.a, &in.b, &in.c}) {
@@ -420,15 +433,11 @@ void legalise(IrFunction& f) {
       }
       int t = f.n_vregs++;
       f.vreg_names.push_back("%imm" + std::to_string(t));
-      out.push_back({.op = Op::kMov, .d = ir_vreg(t), .a = *o, .line = in.line});
+      moves.push_back({.op = Op::kMov, .d = ir_vreg(t), .a = *o, .line = in.line});
       *o = ir_vreg(t);
     }
-    out.push_back(in);
-  }
-  new_index[f.code.size()] = static_cast<int>(out.size());
-  for (IrInstr& in : out)
-    if (in.op == Op::kBra) in.target = new_index[in.target];
-  f.code = std::move(out);
+    return moves;
+  });
 }
 
 }  // namespace qgpu

@@ -1,6 +1,7 @@
 // IR passes between lowering and register allocation.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "compiler/ir.h"
@@ -15,5 +16,8 @@ void optimise(IrFunction& f);
 void legalise(IrFunction& f);
 // Keeps the instructions marked in keep; branch targets move to the next kept one.
 void compact(IrFunction& f, const std::vector<bool>& keep);
+// Calls before(in) on every instruction, which may change it and returns the instructions
+// to put right before it; a branch to it then lands on the first of them.
+void insert_before(IrFunction& f, const std::function<std::vector<IrInstr>(IrInstr&)>& before);
 
 }  // namespace qgpu

@@ -167,28 +167,20 @@ bool rematerialise_param(IrFunction& f) {
     if (span > longest) pick = v, longest = span;
   }
   if (pick < 0) return false;
-  const IrInstr load = f.code[param_load[pick]];
-  std::vector<IrInstr> out;
-  std::vector<int> new_index(f.code.size() + 1);
-  for (size_t i = 0; i < f.code.size(); ++i) {
-    new_index[i] = static_cast<int>(out.size());
-    if (static_cast<int>(i) == param_load[pick]) continue;
-    IrInstr in = f.code[i];
+  const int64_t word = f.code[param_load[pick]].offset;
+  std::vector<bool> keep(f.code.size(), true);
+  keep[param_load[pick]] = false;
+  compact(f, keep);
+  insert_before(f, [&f, pick, word](IrInstr& in) {
     bool uses = false;
     for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == pick;
-    if (uses) {
-      IrOperand t = ir_vreg(f.n_vregs++);
-      f.vreg_names.push_back(f.vreg_names[pick] + "'");
-      out.push_back({.op = Op::kLd, .d = t, .offset = load.offset, .line = in.line});
-      for (IrOperand* o : {&in.a, &in.b, &in.c})
-        if (o->kind == K::kVReg && o->index == pick) *o = t;
-    }
-    out.push_back(in);
-  }
-  new_index[f.code.size()] = static_cast<int>(out.size());
-  for (IrInstr& in : out)
-    if (in.op == Op::kBra) in.target = new_index[in.target];
-  f.code = std::move(out);
+    if (!uses) return std::vector<IrInstr>{};
+    IrOperand t = ir_vreg(f.n_vregs++);
+    f.vreg_names.push_back(f.vreg_names[pick] + "'");
+    for (IrOperand* o : {&in.a, &in.b, &in.c})
+      if (o->kind == K::kVReg && o->index == pick) *o = t;
+    return std::vector<IrInstr>{{.op = Op::kLd, .d = t, .offset = word, .line = in.line}};
+  });
   return true;
 }
 
