@@ -42,11 +42,11 @@ int one_hot(const std::vector<float>& row, int first, int n, float peak, const s
 
 float peak_of(const std::vector<float>& row) { return *std::max_element(row.begin(), row.end()); }
 
-// A word of 32 dual-rail bits (the register file's ports a, b, c: lift::bit_dim).
-uint32_t decode_bits(const std::vector<float>& row, const std::string& what) {
+// `bits` dual-rail bits at the start of a row (lift::bit_dim): a register of ports a, b, c
+// (32), a lane's PC (lift::kLanePcBits).
+uint32_t decode_bits(const std::vector<float>& row, int bits, float peak, const std::string& what) {
   uint32_t word = 0;
-  float peak = peak_of(row);
-  for (int i = 0; i < 32; ++i)
+  for (int i = 0; i < bits; ++i)
     if (one_hot(row, lift::bit_dim(i, true), 2, peak, fmt::format("{} bit {}", what, i)) == 0) word |= 1u << i;
   return word;
 }
@@ -112,9 +112,7 @@ std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State&
   if (all_zero(row)) return std::nullopt;
   float peak = peak_of(row);
   std::string what = fmt::format("warp {} lane {} status", warp, lane);
-  int pc = 0;
-  for (int b = 0; b < lift::kLanePcBits; ++b)
-    if (one_hot(row, lift::bit_dim(b, true), 2, peak, fmt::format("{} PC bit {}", what, b)) == 0) pc |= 1 << b;
+  const int pc = static_cast<int>(decode_bits(row, lift::kLanePcBits, peak, what + " PC"));
   return LaneStatus{.pc = pc, .finished = one_hot(row, lift::kLaneFinished, 2, peak, what + " finished") == 1,
                     .flag = one_hot(row, lift::kLaneFlag, 2, peak, what + " barrier flag")};
 }
@@ -127,7 +125,7 @@ std::optional<uint32_t> read_register(const engine::Model& m, const engine::Stat
     std::vector<float> row = state_row(m, s, lift::kRegisterLayer, lift::register_head(port, lane),
                                        lift::register_slot(warp, code));
     std::optional<uint32_t> v;
-    if (!all_zero(row)) v = port == 3 ? decode_word(row, what) : decode_bits(row, what);
+    if (!all_zero(row)) v = port == 3 ? decode_word(row, what) : decode_bits(row, 32, peak_of(row), what);
     if (port == 0) first = v;
     else if (v != first) fail("{}: the replicas disagree ({} in port 0)", what, first ? fmt::to_string(*first) : "unwritten");
   }
