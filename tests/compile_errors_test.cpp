@@ -546,6 +546,26 @@ TEST(CompileArgs, ArgumentSyntax) {
   EXPECT_EQ(error("x=4294967296"), "--arg x: 4294967296 does not fit in 32 bits");
   EXPECT_EQ(error("a=[1,2"), "--arg a: the list must end with ']'");
   EXPECT_EQ(parse_kernel_arg("a=[1, -2,0x10]").values, (std::vector<int64_t>{1, -2, 16}));
+  // Found by fuzz/args.cpp: a number past 64 bits threw std::out_of_range out of std::stoll.
+  EXPECT_EQ(error("x=99999999999999999999"), "--arg x: 99999999999999999999 does not fit in 32 bits");
+  EXPECT_EQ(error("x=[1, -0x10000000000000000 ]"), "--arg x: -0x10000000000000000 does not fit in 32 bits");
+  EXPECT_EQ(error("x=["), "--arg x: the list must end with ']'");
+  EXPECT_EQ(error("x=[1,,2]"), "--arg x: '' is not an integer");
+  EXPECT_EQ(parse_kernel_arg("x=[-2147483648, 4294967295]").values, (std::vector<int64_t>{INT32_MIN, UINT32_MAX}));
+  std::string list = "x=[0";
+  for (int i = 1; i < kMemWords; ++i) list += ",0";
+  EXPECT_EQ(parse_kernel_arg(list + "]").values.size(), size_t{kMemWords});
+  EXPECT_EQ(error(list + ",0]"), "--arg x: more than 126 values; the machine's memory holds 126 words in all");
+}
+
+TEST(CompileArgs, DimensionSyntax) {
+  auto error = [](const std::string& text) { return error_of([&] { parse_dims(text, "grid"); }); };
+  EXPECT_EQ(parse_dims("4", "grid"), std::make_pair(4, 1));
+  EXPECT_EQ(parse_dims(" 4 , 2 ", "grid"), std::make_pair(4, 2));
+  for (const char* bad : {"", "0", "-1", "4,", ",2", "4,2,1", "4x2", "0x", "4,0"})
+    EXPECT_EQ(error(bad), fmt::format("--grid '{}': expected X or X,Y with positive integers", bad)) << bad;
+  // sscanf's %d had undefined behaviour past INT_MAX.
+  EXPECT_EQ(error("2147483648"), "--grid '2147483648': expected X or X,Y with positive integers");
 }
 
 constexpr std::string_view kTwoKernels = R"(.version 6.3

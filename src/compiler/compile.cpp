@@ -7,9 +7,11 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 
 #include "base/error.h"
@@ -242,13 +244,39 @@ Program emit(const std::string& kernel, const IrFunction& f, const Layout& l, co
 
 }  // namespace
 
+namespace {
+
+// s without the spaces and tabs around it.
+std::string_view trimmed(std::string_view s) {
+  const size_t first = s.find_first_not_of(" \t");
+  return first == s.npos ? std::string_view{} : s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+// One integer of an --arg list: an optional '-', decimal digits or 0x and hex digits. A
+// magnitude past 63 bits saturates (the caller's range check rejects it).
+std::optional<int64_t> parse_integer(std::string_view s) {
+  const bool negative = s.starts_with('-');
+  if (negative) s.remove_prefix(1);
+  int base = 10;
+  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2), base = 16;
+  uint64_t magnitude = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), magnitude, base);
+  if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
+    return std::nullopt;
+  if (ec == std::errc::result_out_of_range || magnitude > uint64_t{INT64_MAX}) magnitude = INT64_MAX;
+  return negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+}
+
+}  // namespace
+
 std::pair<int, int> parse_dims(const std::string& text, const char* what) {
-  int x = 0, y = 1;
-  char comma = 0, extra = 0;
-  int n = std::sscanf(text.c_str(), "%d%c%d%c", &x, &comma, &y, &extra);
-  if (!(n == 1 || (n == 3 && comma == ',')) || x < 1 || y < 1)
+  const size_t comma = text.find(',');
+  const std::optional<int64_t> x = parse_integer(trimmed(std::string_view(text).substr(0, comma)));
+  const std::optional<int64_t> y =
+      comma == std::string::npos ? 1 : parse_integer(trimmed(std::string_view(text).substr(comma + 1)));
+  if (!x || !y || *x < 1 || *y < 1 || *x > INT32_MAX || *y > INT32_MAX)
     fail("--{} '{}': expected X or X,Y with positive integers", what, text);
-  return {x, y};
+  return {static_cast<int>(*x), static_cast<int>(*y)};
 }
 
 KernelArg parse_kernel_arg(std::string_view text) {
@@ -256,21 +284,22 @@ KernelArg parse_kernel_arg(std::string_view text) {
   if (eq == std::string_view::npos || eq == 0)
     fail("--arg '{}': expected NAME=VALUE (a number, or a list like [1,2,-3])", text);
   KernelArg a{std::string(text.substr(0, eq))};
-  std::string v(text.substr(eq + 1));
+  std::string_view v = text.substr(eq + 1);
   a.is_array = !v.empty() && v.front() == '[';
-  if (a.is_array && v.back() != ']') fail("--arg {}: the list must end with ']'", a.name);
-  std::string body = a.is_array ? v.substr(1, v.size() - 2) : v;
-  std::regex number("\\s*(-?(0x[0-9a-fA-F]+|[0-9]+))\\s*");
-  size_t start = 0;
-  while (!(a.is_array && body.find_first_not_of(" \t") == std::string::npos)) {
-    size_t comma = body.find(',', start);
-    std::string item = body.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    std::smatch m;
-    if (!std::regex_match(item, m, number)) fail("--arg {}: '{}' is not an integer", a.name, item);
-    int64_t x = std::stoll(m[1], nullptr, 0);
-    if (x < INT32_MIN || x > UINT32_MAX) fail("--arg {}: {} does not fit in 32 bits", a.name, x);
-    a.values.push_back(x);
-    if (comma == std::string::npos) break;
+  if (a.is_array && (v.size() < 2 || v.back() != ']')) fail("--arg {}: the list must end with ']'", a.name);
+  std::string_view body = a.is_array ? v.substr(1, v.size() - 2) : v;
+  if (a.is_array && trimmed(body).empty()) return a;
+  for (size_t start = 0;;) {
+    const size_t comma = body.find(',', start);
+    const std::string_view item = trimmed(body.substr(start, comma == std::string_view::npos ? body.npos : comma - start));
+    const std::optional<int64_t> x = parse_integer(item);
+    if (!x) fail("--arg {}: '{}' is not an integer", a.name, item);
+    if (*x < INT32_MIN || *x > UINT32_MAX)
+      fail("--arg {}: {} does not fit in 32 bits", a.name, item);
+    if (a.values.size() == kMemWords)
+      fail("--arg {}: more than {} values; the machine's memory holds {} words in all", a.name, kMemWords, kMemWords);
+    a.values.push_back(*x);
+    if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
   if (!a.is_array && a.values.size() != 1) fail("--arg {}: expected one number", a.name);
