@@ -237,7 +237,12 @@ TEST(Gguf, KeyValueErrors) {
             "limit; the file is corrupt");
   Bytes align;
   align.header(0, 1).kv_u32("general.alignment", 24);
-  EXPECT_EQ(load_error(align.s), "F: key 'general.alignment' must be a u32 power of two; the file is corrupt");
+  EXPECT_EQ(load_error(align.s), "F: key 'general.alignment' must be a u32 power of two of at least 8; the file is corrupt");
+  // An alignment of 1 or 2 would let an F32 tensor sit at an odd address (the spec says a
+  // multiple of 8).
+  Bytes small;
+  small.header(0, 1).kv_u32("general.alignment", 2);
+  EXPECT_EQ(load_error(small.s), "F: key 'general.alignment' must be a u32 power of two of at least 8; the file is corrupt");
 }
 
 TEST(Gguf, TensorErrors) {
@@ -298,7 +303,7 @@ TEST(Gguf, WriterRejectsBadInput) {
             "write_gguf: key 'k' given twice");
   EXPECT_EQ(msg([&] { write_gguf(f.path.string(), {}, {t.view(), t.view()}); }),
             "write_gguf: tensor 't' given twice");
-  EXPECT_EQ(msg([&] { write_gguf(f.path.string(), {}, {}, 48); }), "write_gguf: alignment 48 is not a power of two");
+  EXPECT_EQ(msg([&] { write_gguf(f.path.string(), {}, {}, 48); }), "write_gguf: alignment 48 is not a power of two of at least 8");
   EXPECT_EQ(msg([&] { write_gguf(f.path.string(), {{"a", gguf_array(4, {gguf_i32(1)})}}, {}); }),
             "write_gguf: key 'a': array of u32 holds an item of type i32");
 }

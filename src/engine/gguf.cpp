@@ -209,8 +209,9 @@ uint32_t alignment_of(const GgufFile& g) {
   const GgufValue* v = g.find_kv("general.alignment");
   if (!v) return kDefaultAlignment;
   const uint64_t* a = std::get_if<uint64_t>(&v->value);
-  if (v->type != kU32 || *a == 0 || (*a & (*a - 1)) != 0)
-    fail("{}: key 'general.alignment' must be a u32 power of two; the file is corrupt", g.file.path());
+  // The GGUF spec: a multiple of 8 (so every tensor's elements are aligned in the mapping).
+  if (v->type != kU32 || *a < 8 || (*a & (*a - 1)) != 0)
+    fail("{}: key 'general.alignment' must be a u32 power of two of at least 8; the file is corrupt", g.file.path());
   return static_cast<uint32_t>(*a);
 }
 
@@ -322,8 +323,8 @@ void put_tensor_info(std::ostream& out, const TensorView& t, uint64_t offset) {
 
 void check_writable(const std::vector<std::pair<std::string, GgufValue>>& kv,
                     const std::vector<TensorView>& tensors, uint32_t alignment) {
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-    fail("write_gguf: alignment {} is not a power of two", alignment);
+  if (alignment < 8 || (alignment & (alignment - 1)) != 0)
+    fail("write_gguf: alignment {} is not a power of two of at least 8", alignment);
   std::set<std::string> seen;
   for (const auto& [k, v] : kv) {
     if (!seen.insert(k).second) fail("write_gguf: key '{}' given twice", k);

@@ -91,11 +91,20 @@ int64_t TensorView::numel() const {
   return n;
 }
 
+// Element i of type T at p, which need not be aligned: safetensors promises contiguous
+// tensors, not aligned ones (an F32 tensor after an odd number of BF16 elements is valid).
+template <typename T>
+T load_unaligned(const void* p, int64_t i) {
+  T v;
+  std::memcpy(&v, static_cast<const char*>(p) + static_cast<size_t>(i) * sizeof(T), sizeof(T));
+  return v;
+}
+
 float TensorView::at(int64_t i) const {
   switch (dtype) {
-    case DType::f32: return static_cast<const float*>(data)[i];
-    case DType::bf16: return bf16_to_f32(static_cast<const uint16_t*>(data)[i]);
-    case DType::f16: return f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+    case DType::f32: return load_unaligned<float>(data, i);
+    case DType::bf16: return bf16_to_f32(load_unaligned<uint16_t>(data, i));
+    case DType::f16: return f16_to_f32(load_unaligned<uint16_t>(data, i));
   }
   return 0;
 }
@@ -105,13 +114,12 @@ void widen_row(const TensorView& v, int64_t first, int64_t n, float* out) {
     case DType::f32:
       std::memcpy(out, static_cast<const float*>(v.data) + first, static_cast<size_t>(n) * sizeof(float));
       return;
-    case DType::bf16: {
-      const uint16_t* h = static_cast<const uint16_t*>(v.data) + first;
-      for (int64_t i = 0; i < n; ++i) out[i] = std::bit_cast<float>(uint32_t{h[i]} << 16);
+    case DType::bf16:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = std::bit_cast<float>(uint32_t{load_unaligned<uint16_t>(v.data, first + i)} << 16);
       return;
-    }
     case DType::f16:
-      for (int64_t i = 0; i < n; ++i) out[i] = f16_to_f32(static_cast<const uint16_t*>(v.data)[first + i]);
+      for (int64_t i = 0; i < n; ++i) out[i] = f16_to_f32(load_unaligned<uint16_t>(v.data, first + i));
       return;
   }
 }
