@@ -158,7 +158,7 @@ TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
   const std::string empty = run_command(session, "/run sort --arg 'values=[]'", {}).lines.at(0);
   EXPECT_TRUE(empty.starts_with("launch kernels/library/sort.cu: ")) << empty;
   EXPECT_EQ(run_command(session, "/run /nonexistent.cu", {}).lines,
-            std::vector<std::string>{"launch /nonexistent.cu: cannot read '/nonexistent.cu': no such file or not readable"});
+            std::vector<std::string>{"launch /nonexistent.cu: /nonexistent.cu: cannot read the CUDA source (No such file or directory)"});
   EXPECT_EQ(run_command(session, "/mode fast", {}).lines, std::vector<std::string>{"/mode: mode 'fast': expected normal or advanced"});
   EXPECT_EQ(run_command(session, "/mode advanced", {}).lines, std::vector<std::string>{"mode: advanced"});
   EXPECT_EQ(run_command(session, "/bogus", {}).lines, std::vector<std::string>{"/bogus: unknown command; / lists the commands"});

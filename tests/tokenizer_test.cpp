@@ -281,7 +281,7 @@ TEST(TokenizerLoad, MissingFileIsAnError) {
     load_tokenizer("/nonexistent/tokenizer.json");
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/tokenizer.json: cannot open tokenizer.json (does the file exist?)");
+    EXPECT_STREQ(e.what(), "/nonexistent/tokenizer.json: cannot read the tokenizer.json (No such file or directory)");
   }
 }
 

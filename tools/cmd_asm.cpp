@@ -35,7 +35,7 @@ void dump(const Program& p, const Launch& l, const std::string& what) {
 }
 
 void run_file(const std::string& file, const AsmOptions& o) {
-  Program p = assemble(read_text_file(file), file);
+  Program p = assemble(read_text_file(file, kMaxSourceBytes, ".qasm file"), file);
   Launch l = launch_for(p, o);
   if (!o.dump.empty()) return dump(p, l, o.dump);
   if (!o.run) {

@@ -109,7 +109,7 @@ void check_command(const CheckArgs& a) {
       if (std::filesystem::exists(k)) kernels.push_back(k);
   std::vector<KernelCase> cases;
   for (const std::string& file : kernels) {
-    const std::string source = read_text_file(file);
+    const std::string source = read_text_file(file, kMaxSourceBytes, "CUDA source");
     std::vector<std::string> runs = run_lines(source);
     if (runs.empty()) fail("{}: no `// run:` line (the launch to check: --grid, --block, --arg)", file);
     for (const std::string& r : runs) cases.push_back(launch_case(merged, file, source, r));

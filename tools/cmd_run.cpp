@@ -49,7 +49,7 @@ void run_kernel(const RunArgs& r) {
   if (r.engine != "interp" && r.engine != "model") fail("--engine {}: expected interp or model", r.engine);
   if (!r.dtype.empty() && r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16")
     fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
-  std::string source = read_text_file(r.file);
+  std::string source = read_text_file(r.file, kMaxSourceBytes, "CUDA source");
   CompiledKernel k = compile_cuda(source, compile_options(r));
   if (!r.dump.empty()) return dump(k, r.dump);
   const Program& p = k.program;

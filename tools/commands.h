@@ -1,6 +1,7 @@
 // The subcommands of `qgpu`: each file registers one on the CLI app.
 #pragma once
 
+#include "base/text_file.h"
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -53,8 +54,5 @@ void check_on_model(const ModelArgs& a, const Trace& t);
 // out of the model's state) as `trace_json` / `trace_text` do; a kernel whose ops the
 // model does not generate yet is one clear error.
 void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records);
-
-// Reads a whole file; throws Error naming the file when it cannot.
-std::string read_text_file(const std::string& path);
 
 }  // namespace qgpu

@@ -2,23 +2,8 @@
 // stderr (or the assembler's full diagnostic list) and a non-zero exit status.
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "base/error.h"
 #include "commands.h"
-
-namespace qgpu {
-
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read '{}': no such file or not readable", path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace qgpu
 
 int main(int argc, char** argv) {
   CLI::App app{"qgpu: a small SIMT GPU that runs inside the weights of a Qwen3.5 model"};

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/text_file.h"
 #include "chat/session.h"
 #include "engine/generate.h"
 
@@ -108,10 +109,9 @@ class EngineGenerator : public TextGenerator {
 class ScriptedGenerator : public TextGenerator {
  public:
   explicit ScriptedGenerator(const std::string& path) : path_(path) {
-    std::ifstream in(path);
-    if (!in) fail("--script {}: cannot read the file", path);
+    const std::string text = read_text_file(path, kMaxJsonBytes, "--script file");
     try {
-      ojson j = ojson::parse(in);
+      ojson j = ojson::parse(text);
       for (const ojson& r : j.at("rules")) rules_.push_back({r.value("when", ""), r.at("reply").get<std::string>()});
     } catch (const nlohmann::json::exception& e) {
       fail("--script {}: expected {{\"rules\": [{{\"when\": TEXT, \"reply\": TEXT}}, ...]}}: {}", path, e.what());

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/text_file.h"
 #include "chat/assets.h"
 #include "chat/commands.h"
 #include "chat/library.h"
@@ -70,13 +71,7 @@ std::string prose(std::string_view reply) {
   return a == std::string::npos ? "" : out.substr(a, b - a + 1);
 }
 
-std::string read_source(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("cannot read '{}': no such file or not readable", file);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_source(const std::string& file) { return read_text_file(file, kMaxSourceBytes, "CUDA source"); }
 
 // The `qgpu run` options of argv (after the file) into o; throws Error.
 void parse_launch_options(const std::vector<std::string>& argv, size_t from, CompileOptions& o) {

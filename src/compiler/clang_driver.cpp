@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/text_file.h"
 #include "compiler/cuda_headers.h"
 
 namespace qgpu {
@@ -32,13 +33,6 @@ bool on_path(const std::string& name) {
   for (std::string dir; std::getline(dirs, dir, ':');)
     if (!dir.empty() && access((dir + "/" + name).c_str(), X_OK) == 0) return true;
   return false;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // A temporary directory removed when it goes out of scope.
@@ -85,12 +79,12 @@ std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_le
       shell_quote(clang), opt_level, shell_quote((tmp.path / "include").string()),
       shell_quote(cu_path), shell_quote(ptx.string()), shell_quote(err.string()));
   int status = std::system(cmd.c_str());
-  std::string messages = read_file(err);
+  std::string messages = read_text_file(err.string(), kMaxPtxBytes, "clang message file");
   if (messages.find("No available targets are compatible") != std::string::npos)
     fail("{} has no NVPTX backend: install a full LLVM clang (Debian's clang, or brew install llvm) "
          "or set CLANG", clang);
   if (status != 0) fail("clang could not compile {}:\n{}", cu_path, messages);
-  return read_file(ptx);
+  return read_text_file(ptx.string(), kMaxPtxBytes, "PTX file clang wrote");
 }
 
 }  // namespace qgpu

@@ -3,9 +3,11 @@
 // can trust every size.
 #include "engine/config.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "base/error.h"
+#include "base/text_file.h"
 
 namespace qgpu::engine {
 namespace {
@@ -176,9 +178,8 @@ Config parse_config(const json& top, const std::string& where) {
 
 Config load_config(const std::string& dir) {
   std::string path = dir + "/config.json";
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot read (is '{}' a Hugging Face checkpoint directory?)", path, dir);
-  json j = json::parse(in, nullptr, false);
+  if (!std::filesystem::exists(path)) fail("{}: cannot read (is '{}' a Hugging Face checkpoint directory?)", path, dir);
+  json j = json::parse(read_text_file(path, kMaxJsonBytes, "config.json"), nullptr, false);
   if (j.is_discarded()) fail("{}: not valid JSON", path);
   return parse_config(j, path);
 }

@@ -22,6 +22,7 @@
 #include <set>
 
 #include "base/error.h"
+#include "base/text_file.h"
 #include "engine/model.h"
 
 namespace qgpu::engine {
@@ -342,9 +343,7 @@ KeyValues model_kv(const Model& m, DType dtype) {
 }
 
 json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot read the tokenizer file", path);
-  json j = json::parse(in, nullptr, false);
+  json j = json::parse(read_text_file(path, kMaxJsonBytes, "tokenizer file"), nullptr, false);
   if (j.is_discarded() || !j.is_object()) fail("{}: not a JSON object", path);
   return j;
 }

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "base/text_file.h"
 
 namespace qgpu::engine {
 
@@ -397,11 +398,7 @@ Tokenizer parse_tokenizer(std::string_view json_text, std::string_view where) {
 }
 
 Tokenizer load_tokenizer(const std::string& tokenizer_json_path) {
-  std::ifstream in(tokenizer_json_path, std::ios::binary);
-  if (!in) fail("{}: cannot open tokenizer.json (does the file exist?)", tokenizer_json_path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_tokenizer(text.str(), tokenizer_json_path);
+  return parse_tokenizer(read_text_file(tokenizer_json_path, kMaxJsonBytes, "tokenizer.json"), tokenizer_json_path);
 }
 
 }  // namespace qgpu::engine

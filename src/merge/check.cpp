@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include "base/error.h"
+#include "base/text_file.h"
 
 namespace qgpu::merge {
 namespace {
@@ -150,8 +152,7 @@ std::vector<std::string> default_prompts() {
 }
 
 std::vector<std::string> read_prompts(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) fail("--prompts {}: cannot read", path);
+  std::istringstream in(read_text_file(path, kMaxJsonBytes, "--prompts file"));
   std::vector<std::string> out;
   std::string line;
   while (std::getline(in, line)) {

@@ -1,0 +1,34 @@
+// Reads in chunks and stops at the limit: a pipe or a device has no size to check first.
+#include "base/text_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "base/error.h"
+
+namespace qgpu {
+
+namespace {
+
+[[noreturn]] void too_big(const std::string& path, size_t max_bytes, std::string_view what) {
+  fail("{}: larger than the {} MiB a {} may be; is it the right file?", path, max_bytes >> 20, what);
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path, size_t max_bytes, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("{}: cannot read the {} ({})", path, what, std::strerror(errno));
+  std::string out;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    if (out.size() + static_cast<size_t>(in.gcount()) > max_bytes) too_big(path, max_bytes, what);
+    out.append(buf, static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) fail("{}: reading the {} failed ({})", path, what, std::strerror(errno));
+  return out;
+}
+
+}  // namespace qgpu
