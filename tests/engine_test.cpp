@@ -216,6 +216,27 @@ TEST(Engine, GreedyAndSampledGeneration) {
   EXPECT_EQ(cut.size(), 5u);
 }
 
+// The model's context (max_position_embeddings) bounds a conversation: a prompt that fills
+// it is one error; generation stops at its end, every token it returned fed to the state.
+TEST(Engine, GenerationStopsAtTheContextAndALongerPromptIsAnError) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LF"});
+  Model m = load_model(dir / "m");
+  m.config.max_position_embeddings = 20;
+  Runtime rt(m, {.threads = 1});
+  State s = make_state(m.config);
+  const std::vector<int32_t> out = generate(rt, s, kTokens, {.max_tokens = 50});
+  EXPECT_EQ(out.size(), 20 - kTokens.size());
+  EXPECT_EQ(s.n_past, 20);
+  try {
+    generate(rt, s, std::vector<int32_t>{1}, {});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "the prompt reaches token 21 but the model's context is 20 tokens "
+                           "(max_position_embeddings): shorten it or start a new conversation");
+  }
+}
+
 TEST(Engine, LoaderNamesWhatIsWrong) {
   TempDir dir;
   write_tiny_model(dir / "m", {.layers = "LF"});

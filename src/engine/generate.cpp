@@ -70,13 +70,18 @@ int32_t sample_token(std::vector<float>& logits, const SamplingOptions& o,
 std::vector<int32_t> generate(Runtime& rt, State& s, std::span<const int32_t> prompt,
                               const GenerateOptions& o) {
   if (prompt.empty()) fail("generate: the prompt is empty");
+  // The context: the prompt must leave room for a token; generation stops at its end.
+  const int64_t context = rt.model().config.max_position_embeddings;
+  if (s.n_past + static_cast<int64_t>(prompt.size()) >= context)
+    fail("the prompt reaches token {} but the model's context is {} tokens (max_position_embeddings): shorten it "
+         "or start a new conversation", s.n_past + static_cast<int64_t>(prompt.size()), context);
   const int vocab = rt.model().config.vocab_size;
   std::vector<uint8_t> allowed = build_allowed(o.mask, vocab);
   std::mt19937_64 rng(o.sampling.seed);
   std::vector<float> logits, work;
   std::vector<int32_t> out;
   rt.forward(s, prompt, logits);
-  for (int n = 0; n < o.max_tokens; ++n) {
+  for (int n = 0; n < o.max_tokens && s.n_past < context; ++n) {
     work = logits;
     int32_t tok = sample_token(work, o.sampling, allowed, rng);
     out.push_back(tok);

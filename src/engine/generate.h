@@ -27,7 +27,7 @@ struct LogitMask {
 };
 
 struct GenerateOptions {
-  int max_tokens = 16;
+  int max_tokens = 16;  // at most; fewer at the end of the model's context
   SamplingOptions sampling;
   std::vector<int32_t> stop_tokens;  // generation ends after emitting one of these
   LogitMask mask;
