@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer harnesses (fuzz/*.cpp) with ASan + UBSan.
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build-dir DIR] [--out DIR] [--no-build] [HARNESS...]
+#   scripts/fuzz.sh [--seconds N] [--runs R] [--jobs J] [--build-dir DIR] [--out DIR] [--no-build] [HARNESS...]
 #
 # The build is the `fuzz` preset (build/fuzz: the asan preset at -O1, several times the
 # executions per second of -O0); the asan suite's short runs pass --build-dir build/asan.
-# Each harness runs N seconds (default 60) on its committed seeds (fuzz/corpus/NAME/, read
-# only) plus a work corpus of what it found (OUT/NAME/corpus, default OUT BUILD/fuzz-out),
+# Each harness runs N seconds (default 60) or R executions, whichever ends first, on its
+# committed seeds (fuzz/corpus/NAME/, read only) plus a work corpus of what it found
+# (OUT/NAME/corpus, default OUT BUILD/fuzz-out),
 # J at a time (default: the cores), with -timeout=10 (a slow input is a hang) and
 # -rss_limit_mb=2048 (a memory blow-up). A crash, sanitizer report, timeout or OOM is a
 # finding: the reproducer is OUT/NAME/crash-* (or timeout-*, oom-*), its log OUT/NAME/log,
@@ -15,15 +16,16 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-seconds=60 jobs=$(nproc) build=build/fuzz out="" do_build=1 names=()
+seconds=60 runs=-1 jobs=$(nproc) build=build/fuzz out="" do_build=1 names=()
 while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --no-build) do_build=0; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) names+=("$1"); shift ;;
   esac
@@ -47,7 +49,7 @@ run_one() {
   mkdir -p "$dir/corpus" "$seeds"
   local status=0
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$build/fuzz/fuzz_$n" "$dir/corpus" "$seeds" \
-      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$dir/" >"$dir/log" 2>&1 || status=$?
   local execs cov
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
@@ -63,7 +65,7 @@ run_one() {
   fi
 }
 export -f run_one
-export seconds build out
+export seconds runs build out
 
 echo "== fuzz.sh: ${#names[@]} harnesses, ${seconds} s each, $jobs at a time"
 if printf '%s\n' "${names[@]}" | xargs -P "$jobs" -I{} bash -c 'run_one {}'; then
