@@ -165,7 +165,13 @@ TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
   EXPECT_TRUE(run_command(session, "/quit", {}).quit);
   EXPECT_EQ(run_command(session, "/panel off", {}).panel, false);
   test_util::TempDir d;
+  // A /save killed half-way left its temporary (PATH.tmp.PID): the next /save removes it.
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  waitpid(gone, nullptr, 0);
+  std::ofstream(d / fmt::format("chat.json.tmp.{}", gone)) << "{\"partial";
   EXPECT_EQ(run_command(session, "/save " + d / "chat.json", {}).lines[0], "saved the conversation and its launches to " + d / "chat.json");
+  EXPECT_FALSE(std::filesystem::exists(d / fmt::format("chat.json.tmp.{}", gone)));
   ojson saved = ojson::parse(test_util::read_file(d / "chat.json"));
   EXPECT_EQ(saved["launches"].size(), 5u);
   EXPECT_EQ(saved["launches"][0]["outputs"]["c"], ojson({11, 22, 33}));

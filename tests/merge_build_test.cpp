@@ -236,6 +236,7 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   ASSERT_TRUE(fs::exists(tmp / "base/model.safetensors.index.json"));
   // An earlier output in the way: replaced whole, nothing of it left.
   fs::create_directories(tmp / "merged");
+  std::ofstream(tmp / "merged/config.json") << "{}";
   std::ofstream(tmp / "merged/stale.txt") << "old";
   merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.max_shard_bytes = size_t{1} << 30});
   EXPECT_TRUE(r.multimodal);
@@ -303,6 +304,18 @@ TEST(MergeBuild, ABaseTheGpuCannotJoinIsOneErrorAndKeepsTheOutput) {
   }
   EXPECT_TRUE(fs::exists(tmp / "merged/keep.txt"));
   EXPECT_THROW(merge::build_merged(tmp / "nothing", tmp / "merged", {}), Error);
+  EXPECT_TRUE(fs::exists(tmp / "merged/keep.txt"));
+  // A directory that holds no checkpoint is not replaced by one.
+  spec.linear_num_value_heads = 16;
+  engine::write_tiny_model(tmp / "base", spec);
+  try {
+    merge::build_merged(tmp / "base", tmp / "merged", {});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), fmt::format("--out {}: a directory that holds no checkpoint (no config.json), "
+                                                 "which the new output would replace whole; remove it or pass another --out",
+                                                 tmp / "merged"));
+  }
   EXPECT_TRUE(fs::exists(tmp / "merged/keep.txt"));
 }
 

@@ -1,9 +1,11 @@
 // `qgpu compile-model --out DIR [--dtype f32|bf16|f16]`: writes the GPU-only model (the
 // machine compiled into Qwen3.5 layers, src/lift/) as a Hugging Face checkpoint in DIR and
-// as DIR/model.gguf for llama.cpp, and prints what the weights use.
+// as DIR/model.gguf for llama.cpp, and prints what the weights use. Both are written into
+// DIR.tmp-PID and swapped with DIR when complete: a killed run leaves the previous DIR.
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "base/output_dir.h"
 #include "commands.h"
 #include "engine/model.h"
 #include "lift/machine_model.h"
@@ -23,9 +25,11 @@ void add_compile_model_command(CLI::App& app) {
     // dense only while it is written: the peak is about one tensor (the head, 26,880 rows).
     lift::Builder b = lift::build_machine();
     const std::string summary = lift::machine_summary(b);
-    b.write(*out, *t, lift::machine_tokenizer_json());
+    StagedDir staged(*out);
+    b.write(staged.path(), *t, lift::machine_tokenizer_json());
     const engine::Model m = b.model(*t);
-    engine::write_gguf_model(m, *out + "/model.gguf", *t);
+    engine::write_gguf_model(m, staged.path() + "/model.gguf", *t);
+    staged.commit();
     const engine::Config& c = m.config;
     fmt::print("wrote {} (HF) and {}/model.gguf: {} layers, hidden {}, vocab {}, {}\n", *out, *out,
                c.num_hidden_layers, c.hidden_size, c.vocab_size, engine::dtype_name(*t));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "base/output_dir.h"
 
 namespace qgpu {
 
@@ -95,6 +96,8 @@ bool MappedFile::copy_strided(const void* p, size_t rows, size_t stride, size_t 
 
 namespace {
 
+namespace fs = std::filesystem;
+
 // A stream buffer on a file that leaves a hole wherever a whole block of the file is zero:
 // a merged checkpoint or a dense export is mostly zeros (the GPU's columns of the base's
 // rows, nearly all of the GPU's rows), which then cost neither the write, nor the disk,
@@ -110,8 +113,10 @@ class HoleWriter : public std::streambuf {
     error_ = errno;
     return false;
   }
-  // Why a write failed (errno), or "write failed".
-  std::string error() const { return error_ ? std::strerror(error_) : "write failed"; }
+  // Whether a write failed, and why (errno); the bytes put before.
+  bool failed() const { return error_ != 0; }
+  int error() const { return error_; }
+  uint64_t written() const { return written_; }
 
  protected:
   int_type overflow(int_type c) override {
@@ -171,34 +176,59 @@ class HoleWriter : public std::streambuf {
   int error_ = 0;
 };
 
+// Why writing path failed with errno err after `written` bytes: for a full disk, which
+// file system, its size, and what to do.
+std::string write_error(const std::string& path, int err, uint64_t written) {
+  if (err != ENOSPC && err != EDQUOT) return std::strerror(err);
+  std::error_code ec;
+  const fs::path dir = fs::absolute(path, ec).parent_path();
+  const fs::space_info s = fs::space(dir, ec);
+  return fmt::format("{}: the file system holding {}{} filled after {:.1f} MB of this file; free some space or "
+                     "write elsewhere",
+                     std::strerror(err), dir.string(), ec ? "" : fmt::format(" ({:.1f} MB)", s.capacity / 1e6),
+                     written / 1e6);
+}
+
 }  // namespace
 
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  // What killed runs left (PATH.tmp.PID of a process that is gone): their space is freed
+  // before this write needs it.
+  remove_stale_siblings(path, {".tmp."});
   std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   int fd = -1;
+  uint64_t bytes = 0;
   try {
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) fail("cannot write '{}': {}", tmp, std::strerror(errno));
     {
       HoleWriter buf(fd);
       std::ostream out(&buf);
-      write(out);
+      try {
+        write(out);
+      } catch (const Error&) {
+        // A writer that saw its stream fail names what it wrote; the file system says why.
+        if (buf.failed()) fail("cannot write '{}': {}", path, write_error(path, buf.error(), buf.written()));
+        throw;
+      }
       out.flush();
-      if (!out || !buf.finish()) fail("cannot write '{}': {} (disk full?)", path, buf.error());
+      if (!out || !buf.finish())
+        fail("cannot write '{}': {}", path, buf.failed() ? write_error(path, buf.error(), buf.written()) : "write failed");
+      bytes = buf.written();
     }
-    if (::fsync(fd) != 0) fail("cannot write '{}': {}", path, std::strerror(errno));
+    if (::fsync(fd) != 0) fail("cannot write '{}': {}", path, write_error(path, errno, bytes));
     ::close(fd);
     fd = -1;
-    std::filesystem::rename(tmp, path);
-  } catch (const std::filesystem::filesystem_error& e) {
+    fs::rename(tmp, path);
+  } catch (const fs::filesystem_error& e) {
     if (fd >= 0) ::close(fd);
     std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    fs::remove(tmp, ec);
     fail("cannot write '{}': {}", path, e.what());
   } catch (...) {
     if (fd >= 0) ::close(fd);
     std::error_code ec;
-    std::filesystem::remove(tmp, ec);
+    fs::remove(tmp, ec);
     throw;
   }
 }

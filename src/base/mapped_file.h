@@ -48,7 +48,9 @@ class MappedFile {
 };
 
 // Writes a file atomically: `write` fills a stream on PATH.tmp.PID, which is flushed, fsync'd
-// and renamed to PATH. On any failure the temporary is removed and Error names PATH. Every
+// and renamed to PATH. On any failure the temporary is removed and Error names PATH (and,
+// for a full disk, how much is free there). PATH.tmp.PID files of processes that are gone
+// (killed runs) are removed first (base/output_dir.h). Every
 // 4 KiB block of the file that is all zero bytes is left a hole (not written, no disk
 // space where the file system has holes; it reads as zeros).
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);

@@ -1,8 +1,7 @@
 #include "merge/build.h"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +13,7 @@
 
 #include "base/error.h"
 #include "base/mapped_file.h"
+#include "base/output_dir.h"
 #include "engine/config.h"
 #include "engine/safetensors.h"
 #include "gpu/vocab.h"
@@ -45,7 +45,8 @@ struct GpuPart {
     const int64_t first = std::max(row0, row_off), last = std::min(row0 + n, row_off + rows());
     if (first >= last) return;
     const int64_t c = cols();
-    for (int64_t r = first; r < last; ++r) std::fill_n(out + (r - row0) * out_cols + col_off, c, t->fill);
+    if (std::bit_cast<uint32_t>(t->fill) != 0)  // out is zeroed: most parts fill +0
+      for (int64_t r = first; r < last; ++r) std::fill_n(out + (r - row0) * out_cols + col_off, c, t->fill);
     auto it = std::lower_bound(entries.begin(), entries.end(), std::pair{(first - row_off) * c, -INFINITY});
     for (; it != entries.end() && it->first < (last - row_off) * c; ++it) {
       const int64_t r = it->first / c + row_off, col = it->first % c + col_off;
@@ -154,21 +155,6 @@ std::string model_card(const std::string& base_dir, const BuildReport& r) {
       p.base_hidden, p.gpu_hidden, p.merged.hidden_size, p.base_vocab, p.gpu_vocab, p.merged.vocab_size);
 }
 
-// Moves tmp into place as out: the old output (if any) is moved aside first and removed
-// last, so at every moment one complete checkpoint exists under out or beside it.
-void replace_dir(const fs::path& tmp, const fs::path& out) {
-  std::error_code ec;
-  const fs::path old = out.string() + fmt::format(".old-{}", getpid());
-  const bool had = fs::exists(out);
-  if (had) {
-    fs::rename(out, old, ec);
-    if (ec) fail("{}: cannot move the previous output aside ({}); the new build is in {}", out.string(), ec.message(), tmp.string());
-  }
-  fs::rename(tmp, out, ec);
-  if (ec) fail("{}: cannot move the build into place ({}); it is in {}", out.string(), ec.message(), tmp.string());
-  if (had) fs::remove_all(old, ec);
-}
-
 // The merged tensors: the GPU's layers first, then the base's; embedding, final norm and
 // head hold both parts. The sources point into gpu and weights.
 std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Builder& gpu,
@@ -233,7 +219,10 @@ std::vector<engine::TensorView> streamed(const std::vector<const Source*>& list,
       std::vector<uint8_t> bytes;
       for (int64_t r0 = 0; r0 < s->rows(); r0 += step) {
         const int64_t n = std::min(step, s->rows() - r0);
-        chunk.assign(static_cast<size_t>(n * cols), 0.0f);
+        // memset: the chunk is zeroed at every -O (std::fill is a scalar loop at -O0, half of
+        // a debug build's time).
+        chunk.resize(static_cast<size_t>(n * cols));
+        std::memset(chunk.data(), 0, chunk.size() * sizeof(float));
         // The base's rows come first in every shared tensor; each part fills its own columns.
         if (s->base && r0 < s->base->rows()) s->base->fill(r0, std::min(n, s->base->rows() - r0), chunk.data());
         if (s->gpu) s->gpu->fill(r0, n, cols, chunk.data());
@@ -269,28 +258,16 @@ void write_side_files(const fs::path& base, const fs::path& tmp, BuildReport& r)
   write_file_atomic((tmp / "README.md").string(), [&](std::ostream& os) { os << model_card(base.string(), r); });
 }
 
-// OUT.tmp-PID, removed unless kept (a failed build leaves the previous output alone);
-// fails early when the disk cannot hold `bytes`.
-struct TempOutput {
-  fs::path dir;
-  bool keep = false;
-  TempOutput(const fs::path& out, int64_t bytes) : dir(out.string() + fmt::format(".tmp-{}", getpid())) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    fs::create_directories(dir, ec);
-    if (ec) fail("{}: cannot create the output's temporary directory ({})", dir.string(), ec.message());
-    const fs::space_info space = fs::space(dir, ec);
-    if (!ec && static_cast<int64_t>(space.available) < bytes + (int64_t{64} << 20))
-      fail("{}: the merged checkpoint needs {:.2f} GB but {:.2f} GB are free there{}; free some space or pass "
-           "another --out",
-           dir.parent_path().string(), bytes / 1e9, space.available / 1e9,
-           fs::exists(out) ? " (the previous output is kept until the new one is complete)" : "");
-  }
-  ~TempOutput() {
-    std::error_code ec;
-    if (!keep) fs::remove_all(dir, ec);
-  }
-};
+// Fails early when the disk that will hold out cannot hold `bytes` (and a margin).
+void check_space(const StagedDir& staged, int64_t bytes) {
+  std::error_code ec;
+  const fs::space_info space = fs::space(staged.path(), ec);
+  if (!ec && static_cast<int64_t>(space.available) < bytes + (int64_t{64} << 20))
+    fail("{}: the merged checkpoint needs {:.2f} GB but {:.2f} GB are free there{}; free some space or pass "
+         "another --out",
+         fs::path(staged.path()).parent_path().string(), bytes / 1e9, space.available / 1e9,
+         fs::exists(staged.out()) ? " (the previous output is kept until the new one is complete)" : "");
+}
 
 }  // namespace
 
@@ -337,7 +314,10 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
     if (tensor_role(s->name) == Role::vocab) vocab += n;
     else if (s->name.starts_with("model.layers.") && std::stoll(s->name.substr(13)) < p.gpu_layers) gpu_layers += n;
   }
-  TempOutput tmp(out, r.bytes);
+  // Written beside out and swapped in when complete: a killed or failed build leaves the
+  // previous output (base/output_dir.h).
+  StagedDir tmp(out);
+  check_space(tmp, r.bytes);
   say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}: the base's {} layers widened to {} "
                   "dims {:.2f} G, the {} {:.2f} G, the GPU's {} layers ({} dims) {:.2f} G",
                   list.size(), r.parameters / 1e9, r.bytes / 1e9, engine::dtype_name(r.dtype), out.string(),
@@ -346,10 +326,13 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
                   p.merged.tie_word_embeddings ? "tied embedding and head" : "embedding and head", vocab / 1e9,
                   p.gpu_layers, p.gpu_hidden, gpu_layers / 1e9));
   int64_t done = 0;
-  engine::write_safetensors_dir(tmp.dir.string(), streamed(list, r.dtype, r.bytes, done, o), o.max_shard_bytes);
-  write_side_files(base, tmp.dir, r);
-  tmp.keep = true;
-  replace_dir(tmp.dir, out);
+  try {
+    engine::write_safetensors_dir(tmp.path(), streamed(list, r.dtype, r.bytes, done, o), o.max_shard_bytes);
+    write_side_files(base, tmp.path(), r);
+  } catch (const Error& e) {
+    fail("{}{}", e.what(), fs::exists(tmp.out()) ? fmt::format(" (the previous output in {} is kept)", tmp.out()) : "");
+  }
+  tmp.commit();
   say(fmt::format("wrote {}: {} layers ({} GPU + {} base), hidden {}, vocabulary {} ({} GPU tokens)", out.string(),
                   p.merged.num_hidden_layers, p.gpu_layers, p.merged.num_hidden_layers - p.gpu_layers,
                   p.merged.hidden_size, p.merged.vocab_size, r.gpu_tokens));

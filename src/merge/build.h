@@ -3,8 +3,8 @@
 // transformers and our engine load unchanged. Streams: each merged tensor is made a chunk
 // of rows at a time from the mmap'd base and the GPU's sparse weights, so memory stays
 // about a chunk plus the GPU's nonzeros; the output is written into a temporary directory
-// beside out_dir and renamed over it only when complete, so a killed build leaves what
-// was there.
+// beside out_dir and swapped with it in one step only when complete, so a killed build
+// leaves what was there (base/output_dir.h), and the next build removes what it left.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,8 @@ struct BuildReport {
 
 // Merges the base checkpoint in base_dir (config.json, safetensors, tokenizer files) with
 // the compiled GPU into out_dir. Errors (one, naming the file or key) for a base the GPU
-// cannot merge into (plan_merge), a missing or malformed file, or an unwritable out_dir.
+// cannot merge into (plan_merge), a missing or malformed file, an unwritable out_dir, or
+// one that exists and holds something else than a checkpoint.
 BuildReport build_merged(const std::string& base_dir, const std::string& out_dir, const BuildOptions& options);
 
 // The text of GPU token t in the merged tokenizer ("<|gpu:" + its record text + "|>").
