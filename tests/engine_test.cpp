@@ -271,6 +271,19 @@ TEST(Engine, LoaderNamesWhatIsWrong) {
   j["model_type"] = "llama";
   expect_error(j.dump(), path + ": model_type \"llama\" is not a Qwen3.5 text model (expected qwen3_5_text or qwen3_5)");
   expect_error("{", path + ": not valid JSON");
+  // Found by fuzz/config.cpp: a field of the wrong JSON type threw nlohmann's type_error
+  // (std::terminate in qgpu) instead of one error naming the key.
+  for (const auto& [key, value, message] :
+       std::vector<std::tuple<std::string, nlohmann::json, std::string>>{
+           {"tie_word_embeddings", 8, "\"tie_word_embeddings\" must be true or false, got 8"},
+           {"model_type", 3, "\"model_type\" must be a string, got 3"},
+           {"dtype", false, "\"dtype\" must be a string, got false"},
+           {"eos_token_id", "x", "\"eos_token_id\" must be a token id or a list of them, got \"x\""},
+           {"eos_token_id", {1, 4294967296}, "\"eos_token_id\" must be a token id or a list of them, got [1,4294967296]"}}) {
+    j = nlohmann::json::parse(cfg);
+    j[key] = value;
+    expect_error(j.dump(), path + ": " + message);
+  }
   std::ofstream(dir / "m/config.json") << cfg;
   EXPECT_EQ(load_model(dir / "m").config.num_hidden_layers, 2);
 }

@@ -31,6 +31,18 @@ double get_double(const json& j, const char* key, const std::string& where, doub
   return j[key].get<double>();
 }
 
+bool get_bool(const json& j, const char* key, const std::string& where, bool def) {
+  if (!j.contains(key) || j[key].is_null()) return def;
+  if (!j[key].is_boolean()) fail("{}: \"{}\" must be true or false, got {}", where, key, j[key].dump());
+  return j[key].get<bool>();
+}
+
+std::string get_string(const json& j, const char* key, const std::string& where, const std::string& def = "") {
+  if (!j.contains(key) || j[key].is_null()) return def;
+  if (!j[key].is_string()) fail("{}: \"{}\" must be a string, got {}", where, key, j[key].dump());
+  return j[key].get<std::string>();
+}
+
 void read_rope(const json& j, Config& c, const std::string& where) {
   // Newer configs: rope_parameters {rope_theta, partial_rotary_factor}; older: top level.
   c.rope_theta = get_double(j, "rope_theta", where, c.rope_theta);
@@ -66,13 +78,14 @@ void read_layer_types(const json& j, Config& c, const std::string& where) {
                                                                      : "linear_attention");
 }
 
-void read_eos(const json& j, Config& c) {
-  if (!j.contains("eos_token_id")) return;
+void read_eos(const json& j, Config& c, const std::string& where) {
+  if (!j.contains("eos_token_id") || j["eos_token_id"].is_null()) return;
   const json& e = j["eos_token_id"];
-  if (e.is_number_integer()) c.eos_token_id = {e.get<int>()};
-  if (e.is_array())
-    for (const json& x : e)
-      if (x.is_number_integer()) c.eos_token_id.push_back(x.get<int>());
+  for (const json& x : e.is_array() ? e : json::array({e})) {
+    if (!x.is_number_integer() || x.get<int64_t>() < 0 || x.get<int64_t>() > INT32_MAX)
+      fail("{}: \"eos_token_id\" must be a token id or a list of them, got {}", where, e.dump());
+    c.eos_token_id.push_back(x.get<int>());
+  }
 }
 
 void validate(const Config& c, const std::string& where) {
@@ -119,7 +132,7 @@ std::vector<int> mrope_section(int h) { return {(h + 2) / 3, (h + 1) / 3, h / 3}
 Config parse_config(const json& top, const std::string& where) {
   if (!top.is_object()) fail("{}: expected a JSON object", where);
   Config c;
-  c.model_type = top.value("model_type", std::string{});
+  c.model_type = get_string(top, "model_type", where);
   const json* j = &top;
   if (c.model_type == "qwen3_5") {
     if (!top.contains("text_config") || !top["text_config"].is_object())
@@ -147,11 +160,11 @@ Config parse_config(const json& top, const std::string& where) {
   read_rope(*j, c, where);
   read_layer_types(*j, c, where);
   // tie_word_embeddings may sit at the top level, in text_config, or both.
-  c.tie_word_embeddings = j->value("tie_word_embeddings", top.value("tie_word_embeddings", false));
-  std::string dtype = j->value("dtype", j->value("torch_dtype", std::string{}));
+  c.tie_word_embeddings = get_bool(*j, "tie_word_embeddings", where, get_bool(top, "tie_word_embeddings", where, false));
+  std::string dtype = get_string(*j, "dtype", where, get_string(*j, "torch_dtype", where));
   if (!dtype.empty()) c.dtype = dtype;
-  read_eos(*j, c);
-  if (c.eos_token_id.empty()) read_eos(top, c);
+  read_eos(*j, c, where);
+  if (c.eos_token_id.empty()) read_eos(top, c, where);
   if (top.contains("qgpu")) {
     const json& q = top["qgpu"];
     if (!q.is_object()) fail("{}: \"qgpu\" must be an object (where the compiled GPU sits)", where);
@@ -159,7 +172,7 @@ Config parse_config(const json& top, const std::string& where) {
     g.token_offset = get_int(q, "token_offset", where);
     g.hidden_offset = get_int(q, "hidden_offset", where);
     g.layers = get_int(q, "layers", where);
-    g.construction = q.value("construction", std::string{});
+    g.construction = get_string(q, "construction", where);
     g.base_intermediate = q.contains("base_intermediate") ? get_int(q, "base_intermediate", where) : 0;
     if (g.base_intermediate < 0 || g.base_intermediate > c.intermediate_size)
       fail("{}: \"qgpu\" says the base's MLP has {} units, outside intermediate_size {}; the file was edited or is "
