@@ -4,25 +4,17 @@
 // byte-exact, resumes a dropped transfer with a Range request, honours HF_TOKEN for a gated
 // repo, and rejects a file whose sha256 differs; `qgpu build --base owner/name` then merges
 // the downloaded base and `qgpu check` finds its text and launches intact.
-#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
-#include <thread>
 
 #include "base/error.h"
 #include "engine/model.h"
 #include "engine/tiny_model.h"
+#include "loopback_hub.h"
 #include "merge/hub.h"
 #include "test_util.h"
 
@@ -33,117 +25,7 @@ namespace fs = std::filesystem;
 
 using test_util::read_file;
 
-// A hub serving one repo from a directory, one connection at a time (libcurl opens one per
-// request here).
-class LoopbackHub {
- public:
-  LoopbackHub(std::string repo, std::string dir) : repo_(std::move(repo)), dir_(std::move(dir)) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
-    EXPECT_EQ(listen(fd_, 16), 0);
-    socklen_t n = sizeof a;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &n);
-    port_ = ntohs(a.sin_port);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~LoopbackHub() {
-    stop_ = true;
-    shutdown(fd_, SHUT_RDWR);
-    close(fd_);
-    thread_.join();
-  }
-  std::string endpoint() const { return fmt::format("http://127.0.0.1:{}", port_); }
-
-  std::string token;                    // required as a Bearer token when set
-  std::string drop_once;                // this file's first transfer stops halfway
-  std::map<std::string, std::string> wrong_sha;  // listed sha256 overrides
-  std::vector<std::string> ranges;      // "file bytes=N-" of every ranged request
-  std::mutex mu;
-
- private:
-  void serve() {
-    while (!stop_) {
-      const int c = accept(fd_, nullptr, nullptr);
-      if (c < 0) return;
-      handle(c);
-      close(c);
-    }
-  }
-  static void send_all(int c, const std::string& s) {
-    for (size_t off = 0; off < s.size();) {
-      const ssize_t n = send(c, s.data() + off, s.size() - off, MSG_NOSIGNAL);
-      if (n <= 0) return;
-      off += static_cast<size_t>(n);
-    }
-  }
-  void reply(int c, int status, const std::string& body, const std::string& extra = "") {
-    send_all(c, fmt::format("HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n", status, body.size(), extra) + body);
-  }
-  void handle(int c) {
-    std::string req;
-    char buf[4096];
-    while (req.find("\r\n\r\n") == std::string::npos) {
-      const ssize_t n = recv(c, buf, sizeof buf, 0);
-      if (n <= 0) return;
-      req.append(buf, static_cast<size_t>(n));
-    }
-    std::istringstream in(req);
-    std::string method, path, line, range, auth;
-    in >> method >> path;
-    while (std::getline(in, line)) {
-      if (line.starts_with("Range: ")) range = line.substr(7, line.size() - 8);
-      if (line.starts_with("Authorization: ")) auth = line.substr(15, line.size() - 16);
-    }
-    std::lock_guard<std::mutex> lock(mu);
-    const std::string api = "/api/models/" + repo_ + "/revision/main", resolve = "/" + repo_ + "/resolve/c0ffee/";
-    if (!token.empty() && auth != "Bearer " + token && !path.starts_with("/cdn/")) return reply(c, 401, "gated");
-    if (path.starts_with(api)) {
-      nlohmann::json siblings = nlohmann::json::array();
-      for (const auto& e : fs::directory_iterator(dir_)) {
-        const std::string name = e.path().filename().string();
-        nlohmann::json s = {{"rfilename", name}, {"size", fs::file_size(e.path())}};
-        if (name.ends_with(".safetensors"))
-          s["lfs"] = {{"sha256", wrong_sha.count(name) ? wrong_sha[name] : merge::sha256_file(e.path().string())},
-                      {"size", fs::file_size(e.path())}};
-        siblings.push_back(s);
-      }
-      siblings.push_back({{"rfilename", "images/logo.png"}, {"size", 3}});  // not a checkpoint file
-      return reply(c, 200, nlohmann::json{{"id", repo_}, {"sha", "c0ffee"}, {"siblings", siblings}}.dump());
-    }
-    if (path.starts_with(resolve)) return reply(c, 302, "", "Location: /cdn/" + path.substr(resolve.size()) + "\r\n");
-    if (path.starts_with("/cdn/")) {
-      const std::string name = path.substr(5), file = dir_ + "/" + name;
-      if (!fs::exists(file)) return reply(c, 404, "no such file");
-      const std::string data = read_file(file);
-      size_t from = 0;
-      if (!range.empty()) {
-        ranges.push_back(name + " " + range);
-        from = std::stoull(range.substr(6));
-        if (from >= data.size()) return reply(c, 416, "");
-        return reply(c, 206, data.substr(from),
-                     fmt::format("Content-Range: bytes {}-{}/{}\r\n", from, data.size() - 1, data.size()));
-      }
-      if (name == drop_once) {  // promise the whole file, send half, hang up
-        drop_once.clear();
-        send_all(c, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", data.size()) +
-                        data.substr(0, data.size() / 2));
-        return;
-      }
-      return reply(c, 200, data);
-    }
-    reply(c, 404, "not found");
-  }
-
-  std::string repo_, dir_;
-  int fd_ = -1, port_ = 0;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
+using test_util::LoopbackHub;
 
 engine::TinySpec sharded_spec() {
   engine::TinySpec s;
@@ -178,6 +60,7 @@ TEST(Hub, DownloadsResumesAndChecks) {
   hub.drop_once = shards[0];
   int64_t last_done = -1, last_total = -1;
   merge::HubOptions o{.endpoint = hub.endpoint(), .cache_dir = tmp / "cache"};
+  o.retry_wait = std::chrono::milliseconds(10);
   o.progress = [&](int64_t done, int64_t total) { last_done = done, last_total = total; };
   const std::string dir = merge::download_repo("tiny/qwen35", o);
   EXPECT_EQ(dir, tmp / "cache/tiny--qwen35/c0ffee");

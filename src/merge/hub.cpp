@@ -1,14 +1,17 @@
 #include "merge/hub.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -105,11 +108,23 @@ struct Curl {
 struct Sink {
   std::string* text = nullptr;  // a small body in memory, or
   FILE* file = nullptr;         // a file's bytes appended
-  int64_t written = 0, before = 0, total = 0;
+  int64_t written = 0, before = 0;
+  int64_t limit = -1;           // the file's listed size: a body past it is refused
   const HubOptions* o = nullptr;
   int64_t* all_done = nullptr;
   int64_t all_total = 0;
+  CURL* curl = nullptr;
+  bool too_long = false;        // the body went past limit
+  int write_errno = 0;          // writing the file failed (a full disk)
 };
+
+// The server ignored the Range and sends the whole file: start the file again.
+void restart(Sink& s) {
+  std::fflush(s.file);
+  if (::ftruncate(::fileno(s.file), 0) != 0) s.write_errno = errno;
+  if (s.all_done) *s.all_done -= s.before;
+  s.before = 0;
+}
 
 size_t on_data(char* p, size_t size, size_t n, void* user) {
   Sink& s = *static_cast<Sink*>(user);
@@ -117,8 +132,18 @@ size_t on_data(char* p, size_t size, size_t n, void* user) {
   if (s.text) {
     if (s.text->size() + bytes > (size_t{64} << 20)) return 0;  // not a metadata reply
     s.text->append(p, bytes);
-  } else if (std::fwrite(p, 1, bytes, s.file) != bytes) {
-    return 0;
+  } else {
+    long status = 0;
+    curl_easy_getinfo(s.curl, CURLINFO_RESPONSE_CODE, &status);
+    if (s.written == 0 && s.before > 0 && status == 200) restart(s);
+    if (s.limit >= 0 && s.before + s.written + static_cast<int64_t>(bytes) > s.limit) {
+      s.too_long = true;
+      return 0;
+    }
+    if (s.write_errno || std::fwrite(p, 1, bytes, s.file) != bytes) {
+      if (!s.write_errno) s.write_errno = errno ? errno : EIO;
+      return 0;
+    }
   }
   s.written += static_cast<int64_t>(bytes);
   if (s.all_done) {
@@ -128,16 +153,28 @@ size_t on_data(char* p, size_t size, size_t n, void* user) {
   return bytes;
 }
 
-// GET url into sink (with a Range from `from` when > 0); returns the HTTP status.
-long get(const std::string& url, const HubOptions& o, Sink& sink, int64_t from, std::string& error) {
+// How one request ended: the HTTP status (0 when none came) and libcurl's code and message.
+struct Reply {
+  long status = 0;
+  CURLcode rc = CURLE_OK;
+  std::string error;
+};
+
+// GET url into sink (with a Range from `from` when > 0). An HTTP error's body is not
+// delivered (it is not the file's bytes).
+Reply get(const std::string& url, const HubOptions& o, Sink& sink, int64_t from) {
   Curl c;
   if (!c.h) fail("libcurl: cannot start a transfer");
+  char message[CURL_ERROR_SIZE] = {};
   curl_easy_setopt(c.h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c.h, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(c.h, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt(c.h, CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt(c.h, CURLOPT_ERRORBUFFER, message);
   curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, 30L);
-  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);  // a stalled server is an error after a minute
-  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, 60L);
+  // A stall (headers then nothing, or no answer at all) ends the attempt.
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.stall_timeout.count()));
   curl_easy_setopt(c.h, CURLOPT_USERAGENT, "qgpu/0.1");
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &sink);
@@ -146,11 +183,45 @@ long get(const std::string& url, const HubOptions& o, Sink& sink, int64_t from, 
   if (!o.token.empty()) c.headers = curl_slist_append(c.headers, ("Authorization: Bearer " + o.token).c_str());
   if (c.headers) curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.headers);
   if (from > 0) curl_easy_setopt(c.h, CURLOPT_RANGE, fmt::format("{}-", from).c_str());
-  const CURLcode rc = curl_easy_perform(c.h);
-  long status = 0;
-  curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &status);
-  if (rc != CURLE_OK) error = curl_easy_strerror(rc);
-  return rc == CURLE_OK ? status : -1;
+  sink.curl = c.h;
+  Reply r;
+  r.rc = curl_easy_perform(c.h);
+  curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &r.status);
+  if (r.rc != CURLE_OK) r.error = *message ? message : curl_easy_strerror(r.rc);
+  return r;
+}
+
+// Whether another attempt may succeed: the network, a stall, the server's own trouble
+// (5xx), a timeout or a rate limit (408, 429); not a refusal (401, 403, 404, ...).
+bool retryable(const Reply& r) {
+  if (r.rc != CURLE_HTTP_RETURNED_ERROR) return true;
+  return r.status >= 500 || r.status == 408 || r.status == 429;
+}
+
+// What went wrong, in a few words.
+std::string what_failed(const Reply& r, const HubOptions& o) {
+  if (r.rc == CURLE_HTTP_RETURNED_ERROR) return fmt::format("HTTP {}", r.status);
+  if (r.rc == CURLE_OPERATION_TIMEDOUT)
+    return fmt::format("the server stalled (no byte for {} s)", o.stall_timeout.count());
+  return r.error;
+}
+
+// The wait before attempt `next` (2, 3, ...): retry_wait, doubled each time, at most a minute.
+std::chrono::milliseconds retry_delay(const HubOptions& o, int next) {
+  std::chrono::milliseconds wait = o.retry_wait;
+  for (int i = 2; i < next && wait < std::chrono::minutes(1); ++i) wait *= 2;
+  return std::min<std::chrono::milliseconds>(wait, std::chrono::minutes(1));
+}
+
+// Says why attempt `next` comes (and when), then waits for it.
+void back_off(const HubOptions& o, int next, const std::string& what, const std::string& why, int64_t from) {
+  const std::chrono::milliseconds wait = retry_delay(o, next);
+  if (o.say)
+    o.say(fmt::format("{}: {}; attempt {} of {} in {}{}", what, why, next, o.attempts,
+                      wait < std::chrono::seconds(1) ? fmt::format("{} ms", wait.count())
+                                                     : fmt::format("{} s", wait.count() / 1000),
+                      from > 0 ? fmt::format(", resuming from byte {}", from) : ""));
+  std::this_thread::sleep_for(wait);
 }
 
 std::string status_advice(long status) {
@@ -197,14 +268,25 @@ struct Listing {
   int64_t total = 0;
 };
 
+// The API's reply, with the attempts a file gets.
+std::string get_api(const std::string& api, const HubOptions& o) {
+  for (int attempt = 1;; ++attempt) {
+    std::string body;
+    Sink meta{.text = &body};
+    const Reply r = get(api, o, meta, 0);
+    if (r.rc == CURLE_OK) return body;
+    if (r.rc == CURLE_WRITE_ERROR) fail("{}: a reply of over 64 MB: not the hub's model info; is HF_ENDPOINT a Hugging Face hub?", api);
+    if (!retryable(r)) fail("{}: HTTP {}: {}", api, r.status, status_advice(r.status));
+    if (attempt >= o.attempts)
+      fail("{}: {} ({} attempts); {}", api, what_failed(r, o), attempt,
+           r.status ? status_advice(r.status) : "no network? set HF_ENDPOINT to a reachable mirror");
+    back_off(o, attempt + 1, api, what_failed(r, o), 0);
+  }
+}
+
 Listing list_files(const std::string& repo, const HubOptions& o) {
   const std::string api = fmt::format("{}/api/models/{}/revision/{}?blobs=true", o.endpoint, repo, o.revision);
-  std::string body, error;
-  Sink meta{.text = &body};
-  const long status = get(api, o, meta, 0, error);
-  if (status < 0) fail("{}: {} (no network? set HF_ENDPOINT to a reachable mirror)", api, error);
-  if (status != 200) fail("{}: HTTP {}: {}", api, status, status_advice(status));
-  const json info = json::parse(body, nullptr, false);
+  const json info = json::parse(get_api(api, o), nullptr, false);
   if (info.is_discarded() || !info.contains("siblings") || !info["siblings"].is_array())
     fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
   Listing l{info.value("sha", o.revision)};
@@ -225,36 +307,98 @@ Listing list_files(const std::string& repo, const HubOptions& o) {
   return l;
 }
 
-// Downloads url into part, resuming from what part holds; up to three attempts.
+int64_t size_of(const fs::path& p) {
+  std::error_code ec;
+  const uintmax_t n = fs::file_size(p, ec);
+  return ec ? 0 : static_cast<int64_t>(n);
+}
+
+std::string human(int64_t bytes) {
+  if (bytes < 10'000'000) return fmt::format("{:.1f} KB", bytes / 1e3);
+  if (bytes < 10'000'000'000) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.2f} GB", bytes / 1e9);
+}
+
+// A file in the cache already downloaded and checked (a partial one is FILE.part).
+bool in_cache(const fs::path& path, const RemoteFile& f) {
+  return fs::exists(path) && (f.size < 0 || size_of(path) == f.size);
+}
+
+// Before any byte: whether the cache's disk holds what is left to download.
+void check_space(const fs::path& dir, const Listing& l) {
+  int64_t need = 0;
+  for (const RemoteFile& f : l.files)
+    if (!in_cache(dir / f.name, f)) need += std::max<int64_t>(0, f.size - size_of(dir / (f.name + ".part")));
+  std::error_code ec;
+  const fs::space_info space = fs::space(dir, ec);
+  if (!ec && static_cast<int64_t>(space.available) < need)
+    fail("{}: the download needs {} more but {} are free on that disk; free some space, or set QGPU_CACHE_DIR to "
+         "a bigger one",
+         dir.string(), human(need), human(static_cast<int64_t>(space.available)));
+}
+
+// One attempt: the bytes after `have` appended to part (all of them when the server
+// ignores the Range). A write that fails (a full disk) or a body longer than the hub
+// lists ends the download at once.
+Reply fetch_into(const std::string& url, const fs::path& part, const RemoteFile& f, const HubOptions& o,
+                 int64_t have, int64_t& done, int64_t total) {
+  FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
+  if (!out) fail("{}: cannot write ({}); set QGPU_CACHE_DIR to a writable directory", part.string(), std::strerror(errno));
+  std::setvbuf(out, nullptr, _IONBF, 0);  // a failed write is seen at once, with its errno
+  Sink sink{.file = out, .before = have, .limit = f.size, .o = &o, .all_done = &done, .all_total = total};
+  const Reply r = get(url, o, sink, have);
+  if (std::fclose(out) != 0 && !sink.write_errno) sink.write_errno = errno;
+  if (sink.write_errno) {
+    // The .part is kept: what it holds is the file's first bytes (written in order,
+    // nothing after the failed write), so a rerun once there is space resumes from it
+    // instead of fetching them again; removing it would free the space only to spend it
+    // again.
+    std::error_code ec;
+    const fs::path dir = fs::absolute(part, ec).parent_path();
+    const fs::space_info space = fs::space(dir, ec);
+    fail("{}: cannot write the download: {}{}, after {} of its {}. The partial download is kept in {}: free some "
+         "space there, or set QGPU_CACHE_DIR to a bigger disk, and rerun to resume",
+         url, std::strerror(sink.write_errno),
+         ec ? "" : fmt::format(" (the disk holding {} has {} in all, {} free)", dir.string(), human(static_cast<int64_t>(space.capacity)), human(static_cast<int64_t>(space.available))),
+         human(size_of(part)), human(f.size), part.string());
+  }
+  if (sink.too_long) {
+    std::error_code ec;
+    fs::remove(part, ec);
+    fail("{}: the server sent more than the {} bytes the hub lists for {}; the partial download was removed. "
+         "Try again later, or set HF_ENDPOINT to a mirror",
+         url, f.size, f.name);
+  }
+  return r;
+}
+
+// Downloads url into part, resuming from what part holds, in up to o.attempts attempts.
 void transfer(const std::string& url, const fs::path& part, const RemoteFile& f, const HubOptions& o, int64_t& done,
               int64_t total) {
   const int64_t done_before = done;
-  std::string error;
   for (int attempt = 1;; ++attempt) {
-    const int64_t have = fs::exists(part) ? static_cast<int64_t>(fs::file_size(part)) : 0;
-    FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
-    if (!out) fail("{}: cannot write", part.string());
-    Sink sink{.file = out, .before = have, .o = &o, .all_done = &done, .all_total = total};
+    int64_t have = size_of(part);
+    if (f.size >= 0 && have == f.size) return;  // an earlier attempt (or run) got the last byte
+    if (f.size >= 0 && have > f.size) have = 0;  // not this file's beginning: start again
     done = done_before + have;
-    const long st = get(url, o, sink, have, error);
-    std::fclose(out);
-    if (st == 200 && have > 0) {  // the server ignored the range: keep the whole file it sent
-      fs::path whole = part;
-      whole += ".whole";
-      std::ifstream in(part, std::ios::binary);
-      in.seekg(have);
-      std::ofstream(whole, std::ios::binary) << in.rdbuf();
-      fs::rename(whole, part);
-    }
-    if (st == 200 || st == 206 || (st == 416 && f.size >= 0 && have == f.size)) return;
-    if (st >= 400 && st < 500) {
+    const Reply r = fetch_into(url, part, f, o, have, done, total);
+    std::string why;
+    if (r.rc == CURLE_OK) {
+      if (f.size < 0 || size_of(part) == f.size) return;
+      why = fmt::format("the server ended the file after {} of its {} bytes", size_of(part), f.size);
+    } else if (r.status == 416 && have > 0 && f.size < 0) {
+      return;  // nothing after what part holds: the whole file (sha256 and size are checked next)
+    } else if (!retryable(r)) {
       std::error_code ec;
       fs::remove(part, ec);
-      fail("{}: HTTP {}: {}", url, st, status_advice(st));
+      fail("{}: HTTP {}: {}", url, r.status, status_advice(r.status));
+    } else {
+      why = what_failed(r, o);
     }
-    const std::string why = st < 0 ? error : fmt::format("HTTP {}", st);
-    if (attempt == 3) fail("{}: {} after 3 attempts (the partial file is kept: rerun to resume)", url, why);
-    if (o.say) o.say(fmt::format("{}: {}; resuming (attempt {} of 3)", f.name, why, attempt + 1));
+    if (attempt >= o.attempts)
+      fail("{}: {} ({} attempts); the partial download is kept ({}, {} of {} bytes): rerun to resume", url, why,
+           attempt, part.string(), size_of(part), f.size);
+    back_off(o, attempt + 1, f.name, why, size_of(part));
   }
 }
 
@@ -297,6 +441,7 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) fail("{}: cannot create the download cache ({}); set QGPU_CACHE_DIR", dir.string(), ec.message());
+  check_space(dir, l);
   if (o.say)
     o.say(fmt::format("{} at {}: {} files, {:.2f} GB, into {}", repo, l.commit.substr(0, 12), l.files.size(),
                       l.total / 1e9, dir.string()));
@@ -304,7 +449,7 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
   for (const RemoteFile& f : l.files) {
     const int64_t before = done;
     const fs::path final_path = dir / f.name, part = dir / (f.name + ".part");
-    if (!fs::exists(final_path) || (f.size >= 0 && static_cast<int64_t>(fs::file_size(final_path)) != f.size)) {
+    if (!in_cache(final_path, f)) {
       const std::string url = fmt::format("{}/{}/resolve/{}/{}", o.endpoint, repo, l.commit, f.name);
       transfer(url, part, f, o, done, l.total);
       verify_and_place(url, part, final_path, f);

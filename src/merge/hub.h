@@ -7,8 +7,16 @@
 // Files go to {cache}/{owner}--{name}/{commit}/; each is downloaded to FILE.part, resumed
 // from there by a Range request when a run is interrupted, checked (size; sha256 for LFS
 // files) and renamed into place, so a finished file is never partial.
+//
+// A server that misbehaves (issue 26): every request (the API's and each file's) gets up
+// to `attempts` tries; a network error, a dropped connection, a stall (no byte for
+// stall_timeout), a body shorter than the file, 408, 429 and 5xx are tried again after
+// retry_wait, doubled each time (at most a minute), each file resuming from its .part;
+// other 4xx are not. A body longer than the hub lists, or a full disk, ends it at once.
+// After the last attempt one error names the URL, what happened and that a rerun resumes.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,6 +32,9 @@ struct HubOptions {
   std::string token;             // empty: $HF_TOKEN (may be unset: public repos)
   std::string revision = "main";
   std::string cache_dir;         // required
+  int attempts = 5;                                  // per request, at least 1
+  std::chrono::milliseconds retry_wait{1000};        // before the second attempt; doubled after each
+  std::chrono::seconds stall_timeout{60};            // no byte for this long ends an attempt
   std::function<void(int64_t done, int64_t total)> progress;
   std::function<void(const std::string&)> say;
 };
@@ -33,7 +44,9 @@ bool is_hub_id(const std::string& base);
 
 // Downloads the checkpoint files of repo (config, safetensors and index, tokenizer files,
 // generation config, chat template, licence) and returns the local directory. Errors name
-// the URL or file and what to do (HF_TOKEN for a gated repo, HF_ENDPOINT for a mirror).
+// the URL or file and what to do (HF_TOKEN for a gated repo, HF_ENDPOINT for a mirror,
+// space on the cache's disk); files already downloaded and checked stay in the cache, and
+// a partial one stays as FILE.part for the next run to resume.
 std::string download_repo(const std::string& repo, const HubOptions& options);
 
 // The lowercase hex SHA-256 of a file (streamed).
