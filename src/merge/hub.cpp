@@ -140,6 +140,7 @@ size_t on_data(char* p, size_t size, size_t n, void* user) {
       s.too_long = true;
       return 0;
     }
+    errno = 0;
     if (s.write_errno || std::fwrite(p, 1, bytes, s.file) != bytes) {
       if (!s.write_errno) s.write_errno = errno ? errno : EIO;
       return 0;
@@ -356,11 +357,11 @@ Reply fetch_into(const std::string& url, const fs::path& part, const RemoteFile&
     std::error_code ec;
     const fs::path dir = fs::absolute(part, ec).parent_path();
     const fs::space_info space = fs::space(dir, ec);
-    fail("{}: cannot write the download: {}{}, after {} of its {}. The partial download is kept in {}: free some "
-         "space there, or set QGPU_CACHE_DIR to a bigger disk, and rerun to resume",
-         url, std::strerror(sink.write_errno),
-         ec ? "" : fmt::format(" (the disk holding {} has {} in all, {} free)", dir.string(), human(static_cast<int64_t>(space.capacity)), human(static_cast<int64_t>(space.available))),
-         human(size_of(part)), human(f.size), part.string());
+    fail("{}: cannot write {}: {} after {} of the file's {}{}. The partial download is kept: free some space "
+         "there, or set QGPU_CACHE_DIR to a bigger disk, and rerun to resume",
+         url, part.string(), std::strerror(sink.write_errno), human(size_of(part)), human(f.size),
+         ec ? "" : fmt::format(" (the disk holding {} has {} in all, {} free)", dir.string(),
+                               human(static_cast<int64_t>(space.capacity)), human(static_cast<int64_t>(space.available))));
   }
   if (sink.too_long) {
     std::error_code ec;
