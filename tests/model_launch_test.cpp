@@ -12,7 +12,8 @@
 // predicate logic, guards, exit) with random
 // 32-bit immediates and specials, so the adder sees every carry chain, the compares every
 // class pair and the uniform check both answers. `qgpu asm --engine
-// model` reports the same outputs, and a kernel with an op the model lacks gets one error.
+// model` reports the same outputs, and a kernel with an op the model lacks gets one error;
+// so do a model that emits a token that is not a record and a launch past --max-records.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -243,6 +244,46 @@ TEST(ModelLaunch, HandWrittenCodeWithAnOpTheModelLacksIsOneError) {
   EXPECT_NE(r.err.find("cannot generate this kernel's records yet"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--engine interp"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("div.s"), std::string::npos) << r.err;
+}
+
+// A model that emits something that is not a record, and a launch that never emits
+// `end`, are each one error naming the record and its token position (issue 26). The
+// broken model: a tiny random Qwen3.5 with the machine's vocabulary.
+TEST(ModelLaunch, ATokenThatIsNotARecordIsOneErrorNamingItsPosition) {
+  test_util::TempDir tmp;
+  ASSERT_EQ(test_util::qgpu(fmt::format("tiny-model --out {} --layers LF --vocab {}", tmp / "random", vocab_size())).status, 0);
+  const std::string file = std::string(QGPU_SOURCE_DIR) + "/examples/mul.qasm";
+  const test_util::Result r = test_util::qgpu(fmt::format("asm '{}' --run --engine model --model {}", file, tmp / "random"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  const Program p = assemble(test_util::read_file(file), "mul.qasm");
+  const size_t prompt = encode_image(p, p.launch).size();
+  int record = -1, position = -1;
+  const size_t at = r.err.find("' as record ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  ASSERT_EQ(std::sscanf(r.err.c_str() + at, "' as record %d (token position %d)", &record, &position), 2) << r.err;
+  EXPECT_EQ(position, static_cast<int>(prompt) + record) << r.err;
+  EXPECT_TRUE(r.err.starts_with("qgpu: error: the model emitted '")) << r.err;
+  EXPECT_TRUE(r.err.ends_with("): not an execution record (a divergence; `--check` names the token and layer)\n")) << r.err;
+}
+
+TEST(ModelLaunch, ALaunchWithoutEndStopsAtMaxRecords) {
+  test_util::TempFile spin(".kernel spin\n.grid 1\n.block 1\ntop:\n    bra top\n", ".qasm");
+  const Program p = assemble(test_util::read_file(spin.path), "spin.qasm");
+  const size_t prompt = encode_image(p, p.launch).size();
+  const test_util::Result r = test_util::qgpu(fmt::format("asm '{}' --run --engine model --max-records 40", spin.path.string()));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, fmt::format("qgpu: error: the model generated 40 records without `end` (token positions {} to {}; "
+                               "--max-records 40): a kernel that does not finish, or a divergence (`--check` names "
+                               "it)\n",
+                               prompt, prompt + 39));
+  // `qgpu run` the same: a kernel that ends, stopped before it does.
+  const test_util::Result v = test_util::qgpu(fmt::format(
+      "run '{}/kernels/vecadd.cu' --grid 1 --block 4 --arg 'a=[1,2]' --arg 'b=[3,4]' --arg 'c=[0,0]' --arg n=2 "
+      "--engine model --max-records 5",
+      QGPU_SOURCE_DIR));
+  EXPECT_EQ(v.status, 1);
+  EXPECT_NE(v.err.find("the model generated 5 records without `end` (token positions "), std::string::npos) << v.err;
 }
 
 // The same ops in CUDA run on the model: mulhi.cu's __mulhi and __umulhi become sequences.

@@ -65,19 +65,25 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     const int32_t id = greedy(std::span<const float>(logits).subspan(static_cast<size_t>(at))) + at;
-    const Rec r = decode_token(id - at);
     const int64_t n = static_cast<int64_t>(out.trace.records.size());
-    if (!is_record(r.kind))
-      throw Error(fmt::format("the model emitted '{}' as record {}: not an execution record (a divergence; "
-                              "`--check` names the token and layer)", record_text(r), n));
+    const int64_t position = static_cast<int64_t>(prompt.size()) + n;  // of this token in the sequence
+    const auto not_a_record = [&](const std::string& what) {
+      return Error(fmt::format("the model emitted {} as record {} (token position {}): not an execution record (a "
+                               "divergence; `--check` names the token and layer)", what, n, position));
+    };
+    // A head wider than the machine's vocabulary (padded) may pick past it.
+    if (id - at >= vocab_size()) throw not_a_record(fmt::format("token {}, past the GPU's {},", id - at, vocab_size()));
+    const Rec r = decode_token(id - at);
+    if (!is_record(r.kind)) throw not_a_record("'" + record_text(r) + "'");
     out.trace.records.push_back(r);
     if (r.kind == Tok::kEnd) {
       if (on_record) on_record(&out.trace.records.back(), s);
       break;
     }
     if (n + 1 >= max_records)
-      throw Error(fmt::format("the model generated {} records without `end` (--max-records); a kernel that "
-                              "does not finish, or a divergence (`--check` names it)", n + 1));
+      throw Error(fmt::format("the model generated {} records without `end` (token positions {} to {}; "
+                              "--max-records {}): a kernel that does not finish, or a divergence (`--check` names it)",
+                              n + 1, prompt.size(), position, max_records));
     rt.forward(s, std::span(&id, 1), logits);
     if (on_record && !on_record(&out.trace.records.back(), s)) throw stopped(n + 1);
   }

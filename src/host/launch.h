@@ -32,7 +32,8 @@ int32_t greedy(std::span<const float> logits);
 using RecordHook = std::function<bool(const Rec* record, const engine::State& s)>;
 
 // Throws Error when the model emits a token that is not an execution record, or runs
-// past max_records without `end` (both are divergences: `--check` names where).
+// past max_records without `end` (both are divergences: `--check` names where); the
+// message names the record and its token position (the prompt's tokens, then records).
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          int64_t max_records, const RecordHook& on_record = {});
 
