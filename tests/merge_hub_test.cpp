@@ -49,6 +49,37 @@ TEST(Hub, RepoIdsAndPaths) {
   EXPECT_FALSE(merge::is_hub_id("model-dir"));
 }
 
+// The API's reply names the cache directory and the files: whatever it holds is one error or
+// a listing whose names stay inside the directory (fuzz/hub_json.cpp checks the same on any
+// bytes; a field of another JSON type threw nlohmann's type_error before).
+TEST(Hub, AReplyThatIsNotTheHubsIsOneError) {
+  auto error = [](const std::string& body) {
+    try {
+      const merge::HubListing l = merge::parse_listing(body, "API");
+      return fmt::format("{} files, {} bytes, commit {}", l.files.size(), l.total, l.commit);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string config = R"({"rfilename": "config.json", "size": 5})";
+  EXPECT_EQ(error(R"({"sha": "c0ffee", "siblings": [)" + config +
+                  R"(, {"rfilename": "model.safetensors", "lfs": {"sha256": "ab", "size": 10}}, {"rfilename": "a/config.json"}]})"),
+            "2 files, 15 bytes, commit c0ffee");
+  EXPECT_EQ(error(R"({"sha": "../../etc", "siblings": [)" + config + "]}"),
+            "API: the commit \"../../etc\" is not a hash: not the hub's model info");
+  EXPECT_EQ(error(R"({"sha": 7, "siblings": []})"), "API: \"sha\" is 7, not a string: not the hub's model info");
+  EXPECT_EQ(error(R"({"sha": "c0ffee", "siblings": [3]})"), "API: a sibling is 3, not an object: not the hub's model info");
+  EXPECT_EQ(error(R"({"sha": "c0ffee", "siblings": [{"rfilename": ["config.json"]}]})"),
+            "API: \"rfilename\" is [\"config.json\"], not a string: not the hub's model info");
+  EXPECT_EQ(error(R"({"sha": "c0ffee", "siblings": [{"rfilename": "config.json", "size": "5"}]})"),
+            "API: size \"5\" of a file is not a byte count up to 4 TB: not the hub's model info");
+  EXPECT_EQ(error(R"({"sha": "c0ffee", "siblings": [{"rfilename": "config.json", "lfs": {"size": 9223372036854775807}}]})"),
+            "API: size 9223372036854775807 of a file is not a byte count up to 4 TB: not the hub's model info");
+  EXPECT_EQ(error(R"({"sha": "c0ffee", "siblings": [{"rfilename": "model.safetensors"}]})"),
+            "API: the repo has no config.json: not a Hugging Face model checkpoint");
+  EXPECT_EQ(error("[]"), "API: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?");
+}
+
 TEST(Hub, DownloadsResumesAndChecks) {
   test_util::TempDir tmp;
   engine::write_tiny_model(tmp / "repo", sharded_spec());

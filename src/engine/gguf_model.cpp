@@ -373,8 +373,19 @@ GgufValue merges_of(const json& tok, const std::string& path) {
   return gguf_array(kTypeString, std::move(merges));
 }
 
+KeyValues tokenizer_kv_of(const json& tok, const std::string& path, const Config& c);
+
+// A field of another JSON type than the tokenizer format's is nlohmann's type_error: one
+// Error naming the file instead.
 KeyValues tokenizer_kv(const std::string& path, const Config& c) {
-  json tok = read_json(path);
+  try {
+    return tokenizer_kv_of(read_json(path), path, c);
+  } catch (const json::exception& e) {
+    fail("{}: {}; expected a Hugging Face BPE tokenizer.json", path, e.what());
+  }
+}
+
+KeyValues tokenizer_kv_of(const json& tok, const std::string& path, const Config& c) {
   if (!tok.contains("model") || !tok["model"].is_object() || !tok["model"].contains("vocab") ||
       !tok["model"]["vocab"].is_object())
     fail("{}: no model.vocab object; expected a Hugging Face BPE tokenizer.json", path);

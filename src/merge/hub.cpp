@@ -232,11 +232,6 @@ std::string status_advice(long status) {
   return "try again later, or set HF_ENDPOINT to a mirror";
 }
 
-struct RemoteFile {
-  std::string name, sha256;  // sha256 only for LFS files
-  int64_t size = -1;
-};
-
 }  // namespace
 
 bool is_hub_id(const std::string& base) {
@@ -261,13 +256,53 @@ std::string sha256_file(const std::string& path) {
 
 namespace {
 
-// The hub's file list for repo at o.revision: the commit, the checkpoint's files with sizes
-// (and LFS sha256s), their total size.
-struct Listing {
-  std::string commit;
-  std::vector<RemoteFile> files;
-  int64_t total = 0;
-};
+// A sibling's string field, or "" when absent; another JSON type is an error.
+std::string string_field(const json& s, const char* key, const std::string& api) {
+  if (!s.contains(key) || s[key].is_null()) return "";
+  if (!s[key].is_string()) fail("{}: \"{}\" is {}, not a string: not the hub's model info", api, key, s[key].dump());
+  return s[key].get<std::string>();
+}
+
+// A size field, or -1 when absent (another type, or a negative or absurd size: an error).
+int64_t size_field(const json& s, const char* key, const std::string& api) {
+  if (!s.contains(key) || s[key].is_null()) return -1;
+  if (!s[key].is_number_integer() || s[key].get<int64_t>() < 0 || s[key].get<int64_t>() > kMaxHubFileBytes)
+    fail("{}: size {} of a file is not a byte count up to {} TB: not the hub's model info", api, s[key].dump(),
+         kMaxHubFileBytes / 1'000'000'000'000);
+  return s[key].get<int64_t>();
+}
+
+}  // namespace
+
+HubListing parse_listing(std::string_view body, const std::string& api) {
+  const json info = json::parse(body, nullptr, false);
+  if (info.is_discarded() || !info.is_object() || !info.contains("siblings") || !info["siblings"].is_array())
+    fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
+  // The commit names a cache directory: a hash or a ref name, never a path.
+  HubListing l{string_field(info, "sha", api)};
+  if (l.commit.empty() || l.commit.size() > 128 || l.commit.starts_with('.') ||
+      l.commit.find_first_not_of("0123456789abcdefABCDEF-_.") != std::string::npos)
+    fail("{}: the commit \"{}\" is not a hash: not the hub's model info", api, l.commit);
+  for (const json& s : info["siblings"]) {
+    if (!s.is_object()) fail("{}: a sibling is {}, not an object: not the hub's model info", api, s.dump());
+    HubFile f{string_field(s, "rfilename", api)};
+    if (!wanted(f.name)) continue;
+    if (f.name.find("..") != std::string::npos) fail("{}: refusing the file name '{}'", api, f.name);
+    f.size = size_field(s, "size", api);
+    if (s.contains("lfs") && s["lfs"].is_object()) {
+      f.sha256 = string_field(s["lfs"], "sha256", api);
+      if (const int64_t lfs = size_field(s["lfs"], "size", api); lfs >= 0) f.size = lfs;
+    }
+    if (l.files.size() == kMaxHubFiles) fail("{}: more than {} checkpoint files: not a Qwen3.5 checkpoint", api, kMaxHubFiles);
+    l.total += std::max<int64_t>(0, f.size);
+    l.files.push_back(std::move(f));
+  }
+  if (std::none_of(l.files.begin(), l.files.end(), [](const HubFile& f) { return f.name == "config.json"; }))
+    fail("{}: the repo has no config.json: not a Hugging Face model checkpoint", api);
+  return l;
+}
+
+namespace {
 
 // The API's reply, with the attempts a file gets.
 std::string get_api(const std::string& api, const HubOptions& o) {
@@ -285,27 +320,9 @@ std::string get_api(const std::string& api, const HubOptions& o) {
   }
 }
 
-Listing list_files(const std::string& repo, const HubOptions& o) {
+HubListing list_files(const std::string& repo, const HubOptions& o) {
   const std::string api = fmt::format("{}/api/models/{}/revision/{}?blobs=true", o.endpoint, repo, o.revision);
-  const json info = json::parse(get_api(api, o), nullptr, false);
-  if (info.is_discarded() || !info.contains("siblings") || !info["siblings"].is_array())
-    fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
-  Listing l{info.value("sha", o.revision)};
-  for (const json& s : info["siblings"]) {
-    RemoteFile f{s.value("rfilename", std::string{})};
-    if (!wanted(f.name)) continue;
-    if (f.name.find("..") != std::string::npos) fail("{}: refusing the file name '{}'", api, f.name);
-    if (s.contains("size") && s["size"].is_number_integer()) f.size = s["size"].get<int64_t>();
-    if (s.contains("lfs") && s["lfs"].is_object()) {
-      f.sha256 = s["lfs"].value("sha256", std::string{});
-      if (s["lfs"].contains("size")) f.size = s["lfs"]["size"].get<int64_t>();
-    }
-    l.total += std::max<int64_t>(0, f.size);
-    l.files.push_back(std::move(f));
-  }
-  if (std::none_of(l.files.begin(), l.files.end(), [](const RemoteFile& f) { return f.name == "config.json"; }))
-    fail("{}: the repo has no config.json: not a Hugging Face model checkpoint", api);
-  return l;
+  return parse_listing(get_api(api, o), api);
 }
 
 int64_t size_of(const fs::path& p) {
@@ -321,14 +338,14 @@ std::string human(int64_t bytes) {
 }
 
 // A file in the cache already downloaded and checked (a partial one is FILE.part).
-bool in_cache(const fs::path& path, const RemoteFile& f) {
+bool in_cache(const fs::path& path, const HubFile& f) {
   return fs::exists(path) && (f.size < 0 || size_of(path) == f.size);
 }
 
 // Before any byte: whether the cache's disk holds what is left to download.
-void check_space(const fs::path& dir, const Listing& l) {
+void check_space(const fs::path& dir, const HubListing& l) {
   int64_t need = 0;
-  for (const RemoteFile& f : l.files)
+  for (const HubFile& f : l.files)
     if (!in_cache(dir / f.name, f)) need += std::max<int64_t>(0, f.size - size_of(dir / (f.name + ".part")));
   std::error_code ec;
   const fs::space_info space = fs::space(dir, ec);
@@ -341,7 +358,7 @@ void check_space(const fs::path& dir, const Listing& l) {
 // One attempt: the bytes after `have` appended to part (all of them when the server
 // ignores the Range). A write that fails (a full disk) or a body longer than the hub
 // lists ends the download at once.
-Reply fetch_into(const std::string& url, const fs::path& part, const RemoteFile& f, const HubOptions& o,
+Reply fetch_into(const std::string& url, const fs::path& part, const HubFile& f, const HubOptions& o,
                  int64_t have, int64_t& done, int64_t total) {
   FILE* out = std::fopen(part.c_str(), have > 0 ? "ab" : "wb");
   if (!out) fail("{}: cannot write ({}); set QGPU_CACHE_DIR to a writable directory", part.string(), std::strerror(errno));
@@ -374,7 +391,7 @@ Reply fetch_into(const std::string& url, const fs::path& part, const RemoteFile&
 }
 
 // Downloads url into part, resuming from what part holds, in up to o.attempts attempts.
-void transfer(const std::string& url, const fs::path& part, const RemoteFile& f, const HubOptions& o, int64_t& done,
+void transfer(const std::string& url, const fs::path& part, const HubFile& f, const HubOptions& o, int64_t& done,
               int64_t total) {
   const int64_t done_before = done;
   for (int attempt = 1;; ++attempt) {
@@ -404,7 +421,7 @@ void transfer(const std::string& url, const fs::path& part, const RemoteFile& f,
 }
 
 // Size and sha256 of a finished download, then the rename into place.
-void verify_and_place(const std::string& url, const fs::path& part, const fs::path& final_path, const RemoteFile& f) {
+void verify_and_place(const std::string& url, const fs::path& part, const fs::path& final_path, const HubFile& f) {
   std::error_code ec;
   const int64_t got = static_cast<int64_t>(fs::file_size(part));
   if (f.size >= 0 && got != f.size) {
@@ -436,7 +453,7 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
   if (o.token.empty())
     if (const char* t = std::getenv("HF_TOKEN"); t && *t) o.token = t;
   if (!is_hub_id(repo)) fail("'{}': not a hub repo id (expected owner/name)", repo);
-  const Listing l = list_files(repo, o);
+  const HubListing l = list_files(repo, o);
   const fs::path dir =
       fs::path(o.cache_dir) / (repo.substr(0, repo.find('/')) + "--" + repo.substr(repo.find('/') + 1)) / l.commit;
   std::error_code ec;
@@ -447,7 +464,7 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
     o.say(fmt::format("{} at {}: {} files, {:.2f} GB, into {}", repo, l.commit.substr(0, 12), l.files.size(),
                       l.total / 1e9, dir.string()));
   int64_t done = 0;
-  for (const RemoteFile& f : l.files) {
+  for (const HubFile& f : l.files) {
     const int64_t before = done;
     const fs::path final_path = dir / f.name, part = dir / (f.name + ".part");
     if (!in_cache(final_path, f)) {

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace qgpu::merge {
 
@@ -48,6 +50,31 @@ bool is_hub_id(const std::string& base);
 // space on the cache's disk); files already downloaded and checked stay in the cache, and
 // a partial one stays as FILE.part for the next run to resume.
 std::string download_repo(const std::string& repo, const HubOptions& options);
+
+// One checkpoint file the hub lists: its size (-1 when not listed) and, for an LFS file,
+// its sha256.
+struct HubFile {
+  std::string name, sha256;
+  int64_t size = -1;
+};
+
+// The hub's file list for a repo at a revision: the commit, the checkpoint's files, their
+// total size.
+struct HubListing {
+  std::string commit;
+  std::vector<HubFile> files;
+  int64_t total = 0;
+};
+
+// Limits on a listing (a real Qwen3.5 checkpoint: a dozen files, 5 GB the largest).
+inline constexpr int64_t kMaxHubFileBytes = int64_t{1} << 42;  // 4.4 TB
+inline constexpr size_t kMaxHubFiles = 10'000;
+
+// The model-info reply of `api` (its JSON) as a listing: the files a checkpoint needs
+// (config, safetensors and index, tokenizer files, ...). Throws Error naming api for a reply
+// that is not the hub's, a commit that is not a hash, a file name with "..", a size that is
+// not a byte count, or no config.json.
+HubListing parse_listing(std::string_view body, const std::string& api);
 
 // The lowercase hex SHA-256 of a file (streamed).
 std::string sha256_file(const std::string& path);
