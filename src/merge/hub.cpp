@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -278,10 +279,10 @@ HubListing parse_listing(std::string_view body, const std::string& api) {
   const json info = json::parse(body, nullptr, false);
   if (info.is_discarded() || !info.is_object() || !info.contains("siblings") || !info["siblings"].is_array())
     fail("{}: not the hub's model info (no \"siblings\" list); is HF_ENDPOINT a Hugging Face hub?", api);
-  // The commit names a cache directory: a hash or a ref name, never a path.
+  // The commit names a cache directory: a hash (letters, digits, '-', '_'), never a path.
   HubListing l{string_field(info, "sha", api)};
-  if (l.commit.empty() || l.commit.size() > 128 || l.commit.starts_with('.') ||
-      l.commit.find_first_not_of("0123456789abcdefABCDEF-_.") != std::string::npos)
+  if (l.commit.empty() || l.commit.size() > 128 ||
+      !std::all_of(l.commit.begin(), l.commit.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }))
     fail("{}: the commit \"{}\" is not a hash: not the hub's model info", api, l.commit);
   for (const json& s : info["siblings"]) {
     if (!s.is_object()) fail("{}: a sibling is {}, not an object: not the hub's model info", api, s.dump());
