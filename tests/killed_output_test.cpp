@@ -193,6 +193,11 @@ TEST(KilledOutput, BuildLeavesTheOldOrTheNewCheckpoint) {
 }
 
 TEST(KilledOutput, CompileModelLeavesTheOldOrTheNewModel) {
+#if defined(QGPU_ASAN)
+  // Two sanitized runs of compile-model took 130 s in CI; its staging is StagedDir, which
+  // the build kill test runs under ASan, and the dev run kills compile-model 5 times.
+  GTEST_SKIP() << "compile-model's kills run in the dev preset only (130 s under ASan)";
+#endif
   Scratch tmp;
   // The previous output: a small checkpoint (another compile-model run is 7 s, and its
   // output the same bytes).
