@@ -300,8 +300,9 @@ TEST(Alu, EveryValueOpIsHandledAndHasCases) {
   std::set<Op> covered = value_ops_with_cases();
   for (const OpInfo& info : kOps) {
     if (info.effect != Effect::kValue || info.op == Op::kLd) continue;
-    EXPECT_TRUE(covered.count(info.op)) << info.mnemonic << " has no hand-computed case";
     alu(info.op, 1, 2, 1);  // aborts (CHECK) when alu() has no case for the op
+    if (is_float_op(info.op)) continue;  // float_test.cpp has the binary32 ops' cases
+    EXPECT_TRUE(covered.count(info.op)) << info.mnemonic << " has no hand-computed case";
   }
 }
 
@@ -310,8 +311,8 @@ TEST(Alu, EveryPredOpHasCases) {
   for (const CompareCase& k : kCompares) covered.insert(k.op);
   for (const PredCase& k : kPredLogic) covered.insert(k.op);
   for (const OpInfo& info : kOps)
-    EXPECT_TRUE(info.effect != Effect::kPred || covered.count(info.op))
-        << info.mnemonic << " has no hand-computed case";
+    EXPECT_TRUE(info.effect != Effect::kPred || is_float_op(info.op) || covered.count(info.op))
+        << info.mnemonic << " has no hand-computed case";  // float_test.cpp: every float compare
 }
 
 TEST(Alu, EveryAtomicOpHasCases) {

@@ -302,6 +302,36 @@ top:
     atom.max.u r9, [r0+8], r5
     atom.exch r10, [r0+12], r6
     atom.cas r11, [r0+c], r7, r8
+    add.f32 r1, r0, 0f3fc00000
+    sub.f32 r2, r1, r0
+    mul.f32 r3, r2, 0x40000000
+    fma.f32 r4, r3, r2, r1
+    min.f32 r5, r4, r3
+    max.f32 r6, r5, %tid.x
+    neg.f32 r7, r6
+    abs.f32 r8, r7
+    div.f32 r9, r8, r7
+    sqrt.f32 r10, r9
+    cvt.f32.s32 r11, r0
+    cvt.f32.u32 r12, r0
+    cvt.s32.f32 r13, r12
+    cvt.u32.f32 r14, r12
+    cvt.rni.f32 r1, r2
+    cvt.rmi.f32 r2, r3
+    cvt.rpi.f32 r3, r4
+    cvt.rzi.f32 r4, r5
+    setp.eq.f32 p0, r1, r2
+    setp.ne.f32 p1, r1, r2
+    setp.lt.f32 p2, r1, r2
+    setp.le.f32 p3, r1, 0f7f800000
+    setp.gt.f32 p0, r1, r2
+    setp.ge.f32 p1, r1, r2
+    setp.equ.f32 p2, r1, r2
+    setp.neu.f32 p3, r1, r2
+    setp.ltu.f32 p0, r1, r2
+    setp.leu.f32 p1, r1, r2
+    setp.gtu.f32 p2, r1, r2
+    setp.geu.f32 p3, r1, r2
     @p0 bra top
     @!p3 bra done
     bar

@@ -1000,6 +1000,36 @@ constexpr std::string_view kEveryOp = R"(
     atom.max.u r14, [r0+buf], %nctaid.y
     atom.exch r14, [buf+12], %ctaid.y
     atom.cas r14, [r0+buf], r1, r2
+    add.f32 r1, r0, 0f3fc00000
+    sub.f32 r2, r1, r0
+    mul.f32 r2, r2, r1
+    fma.f32 r3, r2, r1, r0
+    min.f32 r3, r3, r2
+    max.f32 r3, r3, 0f7fffffff
+    neg.f32 r4, r3
+    abs.f32 r4, r4
+    div.f32 r5, r4, r3
+    sqrt.f32 r5, r5
+    cvt.f32.s32 r6, r0
+    cvt.f32.u32 r6, r6
+    cvt.s32.f32 r7, r5
+    cvt.u32.f32 r7, r5
+    cvt.rni.f32 r8, r5
+    cvt.rmi.f32 r8, r8
+    cvt.rpi.f32 r8, r8
+    cvt.rzi.f32 r8, r8
+    setp.eq.f32 p0, r8, r5
+    setp.ne.f32 p0, r8, 0f80000000
+    setp.lt.f32 p0, r8, r5
+    setp.le.f32 p0, r8, r5
+    setp.gt.f32 p0, r8, r5
+    setp.ge.f32 p0, r8, r5
+    setp.equ.f32 p0, r8, r5
+    setp.neu.f32 p0, r8, r5
+    setp.ltu.f32 p0, r8, r5
+    setp.leu.f32 p0, r8, r5
+    setp.gtu.f32 p0, r8, r5
+    setp.geu.f32 p0, r8, r5
     bra next
 next:
     bar

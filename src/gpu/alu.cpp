@@ -79,6 +79,7 @@ uint32_t alu(Op op, uint32_t a, uint32_t b, uint32_t c) {
     case Op::kSelp: return c ? a : b;
     default: break;
   }
+  if (is_float_op(op)) return alu_f32(op, a, b, c);
   CHECK(false && "alu: not a value op");
 }
 
@@ -96,6 +97,7 @@ bool compare(Op op, uint32_t a, uint32_t b) {
     case Op::kSetpGeU: return a >= b;
     default: break;
   }
+  if (is_float_op(op)) return compare_f32(op, a, b);
   CHECK(false && "compare: not a setp op");
 }
 

@@ -11,8 +11,14 @@
 
 namespace qgpu {
 
+// NVIDIA's canonical NaN: what every binary32 op returns for a NaN result.
+inline constexpr uint32_t kCanonicalNaN = 0x7fffffffu;
+
 // Result of an Effect::kValue op other than kLd (c is 0/1 for kSelp).
 uint32_t alu(Op op, uint32_t a, uint32_t b, uint32_t c);
+// The binary32 value ops (alu_f32.cpp; alu() calls it for them).
+uint32_t alu_f32(Op op, uint32_t a, uint32_t b, uint32_t c);
+bool compare_f32(Op op, uint32_t a, uint32_t b);
 // Result of a setp op.
 bool compare(Op op, uint32_t a, uint32_t b);
 // Result of a predicate-logic op (and/or/xor/not/mov.pred).

@@ -87,6 +87,8 @@ std::optional<int64_t> parse_int(std::string_view t) {
   if (neg || (!t.empty() && t[0] == '+')) t.remove_prefix(1);
   int base = 10;
   if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) base = 16, t.remove_prefix(2);
+  // A float's bits as PTX writes them: 0f and exactly 8 hex digits (0f3fc00000 = 1.5).
+  else if (!neg && t.size() == 10 && t[0] == '0' && (t[1] == 'f' || t[1] == 'F')) base = 16, t.remove_prefix(2);
   if (t.empty() || t.size() > 12) return std::nullopt;
   int64_t v = 0;
   for (char c : t) {

@@ -65,6 +65,11 @@ enum class Op : uint8_t {
   kLd, kSt,
   kAtomAdd, kAtomMinS, kAtomMinU, kAtomMaxS, kAtomMaxU, kAtomExch, kAtomCas,
   kBra, kBar, kExit,
+  // IEEE-754 binary32 (docs/isa.md, "Floating point").
+  kAddF, kSubF, kMulF, kFmaF, kMinF, kMaxF, kNegF, kAbsF, kDivF, kSqrtF,
+  kCvtFS, kCvtFU, kCvtSF, kCvtUF, kRndNF, kRndMF, kRndPF, kRndZF,
+  kSetpEqF, kSetpNeF, kSetpLtF, kSetpLeF, kSetpGtF, kSetpGeF,
+  kSetpEquF, kSetpNeuF, kSetpLtuF, kSetpLeuF, kSetpGtuF, kSetpGeuF,
   kCount
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kCount);
@@ -140,7 +145,44 @@ inline constexpr std::array<OpInfo, kNumOps> kOps = {{
     {Op::kBar, "bar", Form::kNone, Effect::kBarrier,
      "wait until every unfinished thread of the CUDA block has arrived"},
     {Op::kExit, "exit", Form::kNone, Effect::kExit, "effective lanes finish"},
+    {Op::kAddF, "add.f32", Form::kDAB, Effect::kValue, "d = a + b, rounded to nearest even"},
+    {Op::kSubF, "sub.f32", Form::kDAB, Effect::kValue, "d = a - b, rounded to nearest even"},
+    {Op::kMulF, "mul.f32", Form::kDAB, Effect::kValue, "d = a * b, rounded to nearest even"},
+    {Op::kFmaF, "fma.f32", Form::kDABC, Effect::kValue, "d = a * b + c with one rounding (fused)"},
+    {Op::kMinF, "min.f32", Form::kDAB, Effect::kValue,
+     "d = the smaller; -0 < +0; one NaN operand: the other; both NaN: NaN"},
+    {Op::kMaxF, "max.f32", Form::kDAB, Effect::kValue,
+     "d = the larger; -0 < +0; one NaN operand: the other; both NaN: NaN"},
+    {Op::kNegF, "neg.f32", Form::kDA, Effect::kValue, "d = -a (the sign flipped; NaN gives NaN)"},
+    {Op::kAbsF, "abs.f32", Form::kDA, Effect::kValue, "d = |a| (the sign cleared; NaN gives NaN)"},
+    {Op::kDivF, "div.f32", Form::kDAB, Effect::kValue, "d = a / b, correctly rounded (div.rn)"},
+    {Op::kSqrtF, "sqrt.f32", Form::kDA, Effect::kValue, "d = sqrt(a), correctly rounded; sqrt(-0) = -0"},
+    {Op::kCvtFS, "cvt.f32.s32", Form::kDA, Effect::kValue, "d = signed a as a float, nearest even"},
+    {Op::kCvtFU, "cvt.f32.u32", Form::kDA, Effect::kValue, "d = unsigned a as a float, nearest even"},
+    {Op::kCvtSF, "cvt.s32.f32", Form::kDA, Effect::kValue,
+     "d = float a toward zero as a signed int, saturated; NaN gives 0"},
+    {Op::kCvtUF, "cvt.u32.f32", Form::kDA, Effect::kValue,
+     "d = float a toward zero as an unsigned int, saturated (negatives 0); NaN gives 0"},
+    {Op::kRndNF, "cvt.rni.f32", Form::kDA, Effect::kValue, "d = a rounded to an integer, ties to even"},
+    {Op::kRndMF, "cvt.rmi.f32", Form::kDA, Effect::kValue, "d = a rounded down to an integer (floor)"},
+    {Op::kRndPF, "cvt.rpi.f32", Form::kDA, Effect::kValue, "d = a rounded up to an integer (ceil)"},
+    {Op::kRndZF, "cvt.rzi.f32", Form::kDA, Effect::kValue, "d = a rounded toward zero to an integer (trunc)"},
+    {Op::kSetpEqF, "setp.eq.f32", Form::kPAB, Effect::kPred, "p = a == b (false when either is NaN)"},
+    {Op::kSetpNeF, "setp.ne.f32", Form::kPAB, Effect::kPred, "p = a != b and neither is NaN"},
+    {Op::kSetpLtF, "setp.lt.f32", Form::kPAB, Effect::kPred, "p = a < b (false when either is NaN)"},
+    {Op::kSetpLeF, "setp.le.f32", Form::kPAB, Effect::kPred, "p = a <= b (false when either is NaN)"},
+    {Op::kSetpGtF, "setp.gt.f32", Form::kPAB, Effect::kPred, "p = a > b (false when either is NaN)"},
+    {Op::kSetpGeF, "setp.ge.f32", Form::kPAB, Effect::kPred, "p = a >= b (false when either is NaN)"},
+    {Op::kSetpEquF, "setp.equ.f32", Form::kPAB, Effect::kPred, "p = a == b or either is NaN"},
+    {Op::kSetpNeuF, "setp.neu.f32", Form::kPAB, Effect::kPred, "p = a != b or either is NaN"},
+    {Op::kSetpLtuF, "setp.ltu.f32", Form::kPAB, Effect::kPred, "p = a < b or either is NaN"},
+    {Op::kSetpLeuF, "setp.leu.f32", Form::kPAB, Effect::kPred, "p = a <= b or either is NaN"},
+    {Op::kSetpGtuF, "setp.gtu.f32", Form::kPAB, Effect::kPred, "p = a > b or either is NaN"},
+    {Op::kSetpGeuF, "setp.geu.f32", Form::kPAB, Effect::kPred, "p = a >= b or either is NaN"},
 }};
+
+// True for the binary32 ops (their operands and result are float bit patterns).
+constexpr bool is_float_op(Op op) { return op >= Op::kAddF && op <= Op::kSetpGeuF; }
 
 constexpr const OpInfo& op_info(Op op) { return kOps[static_cast<int>(op)]; }
 

@@ -17,8 +17,9 @@ struct Instr {
   Operand d, a, b, c;
   int32_t imm = 0;  // the one immediate: a value operand, an address offset, or a target
   int line = 0;     // 1-based source line, 0 when not read from text
+  bool float_d = false;  // the compiler typed d as a float (display only: not in the ROM)
 
-  // Equal as machine instructions (the source line does not count).
+  // Equal as machine instructions (the source line and float_d do not count).
   friend bool operator==(const Instr& x, const Instr& y) {
     return x.op == y.op && x.guard == y.guard && x.d == y.d && x.a == y.a && x.b == y.b &&
            x.c == y.c && x.imm == y.imm;
@@ -39,6 +40,7 @@ struct Array {
   int base = 0;                 // first word
   int size = 0;                 // words
   std::vector<uint32_t> init;   // initial contents, size() == size
+  bool is_float = false;        // elements are binary32 (a float * parameter): printed as floats
 
   friend bool operator==(const Array&, const Array&) = default;
 };

@@ -1,9 +1,12 @@
-// Reporting a launch. Values are printed as signed 32-bit integers, as CUDA ints.
+// Reporting a launch. Values are printed as signed 32-bit integers, as CUDA ints, and the
+// elements of float arrays as floats (gpu/f32.h).
 #include "gpu/trace_json.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "gpu/f32.h"
 
 namespace qgpu {
 namespace {
@@ -12,6 +15,14 @@ nlohmann::json signed_words(const std::vector<uint32_t>& v) {
   nlohmann::json a = nlohmann::json::array();
   for (uint32_t x : v) a.push_back(static_cast<int32_t>(x));
   return a;
+}
+
+// An array's elements as --json writes them: floats as f32_json, others as int32.
+nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& v) {
+  if (!a.is_float) return signed_words(v);
+  nlohmann::json out = nlohmann::json::array();
+  for (uint32_t x : v) out.push_back(f32_json(x));
+  return out;
 }
 
 int64_t count_steps(const Trace& t) {
@@ -30,7 +41,7 @@ nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, con
   nlohmann::json outputs = nlohmann::json::object();
   for (const Array& a : p.arrays)
     if (o.outputs.empty() || std::find(o.outputs.begin(), o.outputs.end(), a.name) != o.outputs.end())
-      outputs[a.name] = signed_words(read_array(t.final, a));
+      outputs[a.name] = array_json(a, read_array(t.final, a));
   j["outputs"] = outputs;
   nlohmann::json mem = nlohmann::json::array();
   for (int i = 0; i < kMemWords; ++i)
@@ -63,10 +74,12 @@ std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool w
   for (const Array& a : p.arrays) {
     std::vector<uint32_t> v = read_array(t.final, a);
     s += fmt::format("  {} =", a.name);
-    for (uint32_t x : v) s += fmt::format(" {}", static_cast<int32_t>(x));
+    for (uint32_t x : v) s += " " + (a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
     s += "\n";
   }
   if (!with_records) return s;
+  bool float_step = false;  // the step's d is a float (the compiler's type): values get a note
+  uint32_t bytes = 0;       // a 4-byte value in flight
   for (const Rec& r : t.records) {
     bool top = r.kind == Tok::kSched || r.kind == Tok::kBar || r.kind == Tok::kWave ||
                r.kind == Tok::kEnd;
@@ -74,7 +87,13 @@ std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool w
     if (r.kind == Tok::kSched) {
       std::optional<Instr> in = rom_instr(t.final.rom[r.y]);
       note = in ? "   ; " + instr_text(*in) : "";
+      float_step = r.y < static_cast<int>(p.code.size()) && p.code[r.y].float_d;
     }
+    if (r.kind == Tok::kHead) bytes = static_cast<uint32_t>(r.y);
+    if (r.kind == Tok::kMid1) bytes |= static_cast<uint32_t>(r.x) << 8;
+    if (r.kind == Tok::kMid2) bytes |= static_cast<uint32_t>(r.x) << 16;
+    if (float_step && r.kind == Tok::kTail) note = "   ; " + format_f32(bytes | static_cast<uint32_t>(r.x) << 24);
+    if (float_step && r.kind == Tok::kSmall) note = "   ; " + format_f32(static_cast<uint32_t>(r.y));
     s += fmt::format("{}{}{}\n", top ? "  " : "      ", record_text(r), note);
   }
   return s;

@@ -59,7 +59,7 @@ void embedding_fields(Layout& l) {
   l.add("stlo", 9);         // st: the word % 8, 8 = none
   l.add("lh", 17, C(E, M(1), 1));  // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
   l.add("ll", 17, C(E, M(1), 1));  // % 16
-  l.add("fx", 65, C(E, M(1), 1));  // field value of a ROM field token (0 at @b, begin), 64 = none
+  l.add("fx", kFx + 1, C(E, M(1), 1));  // field value of a ROM field token (0 at @b, begin), kFx = none
   l.add("bhi", 17, C(E, M(0), 1));  // ROM block / 8 (16 = none)
   l.add("blo", 9, C(E, M(0), 1));   // ROM block % 8 (8 = none)
   l.add("brom", 3, C(E, M(0), 1));  // 1: @b or begin (ROM mode), 0: @m/run, 2: none
@@ -77,7 +77,7 @@ void state_fields(Layout& l) {
   l.add("pad", 8, B(A(0)));        // energy at pred, where wb_word is empty
   l.add("btag", 8, C(A(0), M(3), 4));  // the tag of a 4-byte value in flight at m1, m2: lane in/out
   // L1's reads: the fetch.
-  l.add("f_op", 64, B(A(1)));      // op + 1, 0 = empty block
+  l.add("f_op", kFx, B(A(1)));     // op + 1, 0 = empty block
   l.add("f_guard", 9, C(A(1), M(2), 1));
   l.add("f_d", 32, C(A(1), M(2), 1));
   for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), f[2] == 'c' ? M(6) : M(7), 1));  // the compares, mw (L7) read f_a, f_b
@@ -293,10 +293,10 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  // The fields' placement (machine_layout(): 2,493 dims, the most alive at once 2,492;
-  // 7,133 if every field had dims of its own; 7,808 on 13 layers before issue 24), rounded
-  // up to 32 (the engine's bf16 vector width).
-  c.hidden_size = 2496;
+  // The fields' placement (machine_layout(): 2,525 dims since the ROM's op codes went
+  // from 64 to 96 for the binary32 ops, 2,493 before; 7,808 on 13 layers before issue
+  // 24), rounded up to 32 (the engine's bf16 vector width).
+  c.hidden_size = 2528;
   c.num_hidden_layers = 15;
   c.layer_types = std::vector<std::string>(15, "linear_attention");
   c.layer_types[5] = "full_attention";

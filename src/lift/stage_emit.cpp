@@ -293,6 +293,10 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     const bool built = e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
                        e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
     const bool atomic = e == Effect::kAtomic;
+    if (is_float_op(in.op))
+      return fmt::format("block {}: {} (the model's ALU has no floating point yet: binary32 kernels run on the "
+                         "interpreter, --engine interp, which is exact to IEEE-754 and NVIDIA's NaN)",
+                         b, op_info(in.op).mnemonic);
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
                          "or, xor, not, shl, shr, popc, clz, brev, selp, ld, st, the atomics, setp and the predicate ops, bra, "

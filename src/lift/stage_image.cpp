@@ -12,7 +12,6 @@ namespace qgpu::lift {
 namespace {
 
 constexpr int kNone = 16;  // the "none" entry of a 17-wide group (nibble, tag, mask)
-constexpr int kFx = 64;    // field value x of op (op + 1), guard, d, a, b, c tokens; none
 
 int nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 

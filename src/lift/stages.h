@@ -56,6 +56,10 @@ inline constexpr int kEmbedHots = 40;
 inline constexpr int kHeadHots = 14;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
+// The codes a ROM field token holds (`fx`, `f_op`): op + 1 (0 the empty block), or a
+// guard or operand field code. 64 until the binary32 ops took the ops past 63.
+inline constexpr int kFx = 96;
+static_assert(kNumOps + 1 <= kFx && kFieldCodes <= kFx && kFx < kRomPad);
 void build_embedding(Net& n);
 
 // stage_image.cpp: the program image and memory. L0 image address and ROM block address;
