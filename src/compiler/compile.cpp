@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <bit>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -20,13 +21,17 @@
 #include "compiler/opt.h"
 #include "compiler/ptx.h"
 #include "compiler/regalloc.h"
+#include "gpu/f32.h"
 
 namespace qgpu {
 namespace {
 
+std::optional<int64_t> parse_integer(std::string_view s);
+
 struct CudaParam {
   std::string name;
   bool pointer = false;
+  bool is_float = false;  // float or float * (its values are binary32)
 };
 
 std::string strip_comments(std::string_view s) {
@@ -61,7 +66,9 @@ std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, con
     std::string last;
     for (auto it = std::sregex_iterator(p.begin(), p.end(), ident); it != std::sregex_iterator(); ++it)
       last = it->str();
-    if (!last.empty() && last != "void") params.push_back({last, p.find('*') != std::string::npos || p.find('[') != std::string::npos});
+    const bool is_float = std::regex_search(p, std::regex("\\bfloat\\b"));
+    if (!last.empty() && last != "void")
+      params.push_back({last, p.find('*') != std::string::npos || p.find('[') != std::string::npos, is_float});
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -115,6 +122,37 @@ void place(Layout& l, const std::string& name, std::vector<uint32_t> init, int& 
   next += size;
 }
 
+// The words of an argument for its parameter: an int parameter takes integers (a value
+// with a fraction is an error naming it); a float parameter takes floats, and an integer
+// is that number as a float (rounded to nearest even).
+std::vector<uint32_t> arg_words(const KernelArg& a, const CudaParam& p) {
+  std::vector<uint32_t> words;
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const std::string_view item = i < a.items.size() ? std::string_view(a.items[i]) : std::string_view();
+    if (!p.is_float) {
+      const std::optional<int64_t> v = item.empty() ? a.values[i] : parse_integer(item);
+      if (!v)
+        fail("--arg {}: '{}' is not an integer (parameter '{}' is an int{})", a.name, item, p.name, p.pointer ? " array" : "");
+      if (*v < INT32_MIN || *v > UINT32_MAX) fail("--arg {}: {} does not fit in 32 bits", a.name, item);
+      words.push_back(static_cast<uint32_t>(*v));
+      continue;
+    }
+    // A decimal (integer or not) reads as a float, so "-0" is -0.0; a hex integer and a
+    // value given as a number (no text) are converted, rounded to nearest even.
+    const bool hex = item.starts_with("0x") || item.starts_with("0X") || item.starts_with("-0x");
+    const std::optional<int64_t> v = hex ? parse_integer(item) : std::nullopt;
+    if (v && (*v < INT32_MIN || *v > UINT32_MAX)) fail("--arg {}: {} does not fit in 32 bits", a.name, item);
+    std::optional<uint32_t> bits = item.empty() || hex ? std::bit_cast<uint32_t>(static_cast<float>(a.values[i]))
+                                                       : parse_f32(item);
+    if (!bits)
+      fail("--arg {}: '{}' is not a float (parameter '{}' is a float{}): write a decimal like 1.5 or -2e-3, inf, "
+           "-inf, nan, or raw bits like 0f3fc00000; the float range is +-3.4028235e+38", a.name, item, p.name,
+           p.pointer ? " array" : "");
+    words.push_back(*bits);
+  }
+  return words;
+}
+
 const KernelArg& find_arg(const CompileOptions& o, const CudaParam& p) {
   for (const KernelArg& a : o.args)
     if (a.name == p.name) {
@@ -138,10 +176,9 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
       continue;
     }
     l.env.param_value[k.params[i].name] = 4 * next;
-    std::vector<uint32_t> init;
-    for (int64_t v : a.values) init.push_back(static_cast<uint32_t>(v));
     l.summary += fmt::format("{}{} {}", l.summary.empty() ? "" : ", ", a.name, a.values.size());
-    place(l, a.name, init, next);
+    place(l, a.name, arg_words(a, params[i]), next);
+    l.arrays.back().is_float = params[i].is_float;
   }
   for (const KernelArg& a : o.args) {
     bool known = false;
@@ -192,7 +229,7 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
     l.env.param_value[k.params[i].name] = 4 * next;
     l.env.scalar_params.insert(k.params[i].name);
     l.summary += fmt::format(", {} 1", a->name);
-    place(l, a->name, {static_cast<uint32_t>(a->values.at(0))}, next);
+    place(l, a->name, arg_words(*a, params[i]), next);
   }
   if (next > kMemWords)
     fail("the kernel's memory needs {} words ({}); global memory has {} ({} too many): use smaller "
@@ -212,7 +249,7 @@ Operand machine_operand(const IrOperand& o) {
 }
 
 Instr machine_instr(const IrInstr& in) {
-  Instr out{.op = in.op, .line = in.line};
+  Instr out{.op = in.op, .line = in.line, .float_d = in.float_d};
   if (in.guard >= 0) out.guard = {static_cast<int8_t>(in.guard), in.guard_negated};
   out.d = machine_operand(in.d);
   out.a = machine_operand(in.a);
@@ -293,12 +330,18 @@ KernelArg parse_kernel_arg(std::string_view text) {
     const size_t comma = body.find(',', start);
     const std::string_view item = trimmed(body.substr(start, comma == std::string_view::npos ? body.npos : comma - start));
     const std::optional<int64_t> x = parse_integer(item);
-    if (!x) fail("--arg {}: '{}' is not an integer", a.name, item);
-    if (*x < INT32_MIN || *x > UINT32_MAX)
-      fail("--arg {}: {} does not fit in 32 bits", a.name, item);
+    // A float's range is checked with its parameter's type (arg_words): here only its form.
+    const bool decimal = !item.empty() && item.find_first_not_of("0123456789.eE+-") == item.npos &&
+                         item.find_first_of("0123456789") != item.npos;
+    if (!x && !decimal && !parse_f32(item))
+      fail("--arg {}: '{}' is not a number (an integer, or for a float parameter a decimal like 1.5, inf, -inf, "
+           "nan or raw bits like 0f3fc00000)", a.name, item);
+    // An integer past 32 bits is still a float's decimal; an int parameter refuses it (arg_words).
+    const bool fits = x && *x >= INT32_MIN && *x <= UINT32_MAX;
     if (a.values.size() == kMemWords)
       fail("--arg {}: more than {} values; the machine's memory holds {} words in all", a.name, kMemWords, kMemWords);
-    a.values.push_back(*x);
+    a.values.push_back(fits ? *x : 0);
+    a.items.emplace_back(item);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -23,11 +23,14 @@
 
 namespace qgpu {
 
-// A kernel argument as given on the command line: `NAME=5` or `NAME=[1,2,-3]`.
+// A kernel argument as given on the command line: `NAME=5`, `NAME=[1,2,-3]`, `NAME=2.5`,
+// `NAME=[1.5,-inf,nan]`. Its words depend on the parameter's type (an int, or a float),
+// which the compile reads from the kernel: `items` keeps the text of each value.
 struct KernelArg {
   std::string name;
   bool is_array = false;
-  std::vector<int64_t> values;  // one value for a scalar
+  std::vector<int64_t> values;     // one value for a scalar; an item that is not a 32-bit integer: 0
+  std::vector<std::string> items;  // the values as written (empty: `values` are integers)
 };
 
 // Parses "NAME=VALUE" (the --arg syntax); throws Error naming the argument.

@@ -37,6 +37,7 @@ struct IrInstr {
   int64_t offset = 0;       // memory forms: the byte offset added to the base
   int target = -1;          // kBra: index of the target instruction
   int line = 0;             // PTX source line, for diagnostics
+  bool float_d = false;     // d is a .f32 register in the PTX (for display: traces print it as a float)
 
   friend bool operator==(const IrInstr&, const IrInstr&) = default;
 };

@@ -88,7 +88,8 @@ std::optional<IrOperand> Lowerer::value(Frame& fr, const PtxInstr& in, const Ptx
                                           "hardware counters)", o.name)), std::nullopt;
     case PtxOperandKind::kImm: return ir_imm(wrap32(o.imm));
     case PtxOperandKind::kFloatImm:
-      return error(in, o.col, "floating point is not supported yet (a float or double constant)"), std::nullopt;
+      if (o.name.size() == 10 && (o.name[1] == 'f' || o.name[1] == 'F')) return ir_imm(wrap32(o.imm));
+      return error(in, o.col, fmt::format("a double constant ({}): {}", o.name, kNoDouble)), std::nullopt;
     case PtxOperandKind::kSymbol: return symbol_address(fr, in, o.name, o.col);
     case PtxOperandKind::kAddress: case PtxOperandKind::kList: break;
   }
@@ -133,6 +134,8 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
   out.line = src.line;
+  const bool typed_d = !src.operands.empty() && src.operands[0].kind == PtxOperandKind::kReg;
+  out.float_d = out.d.kind == K::kVReg && typed_d && reg_type(*frame_, src.operands[0].name) == ".f32";
   normalise_predicate_immediates(out);
   if (!src.guard.empty() && out.guard < 0) {
     out.guard = predreg(*frame_, src.guard);

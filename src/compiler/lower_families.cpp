@@ -24,9 +24,12 @@ void Lowerer::lower_mov(Frame& fr, const PtxInstr& in) {
 // when the source is 8 or 16 bits.
 void Lowerer::lower_cvt(Frame& fr, const PtxInstr& in) {
   if (!operands(in, 2)) return;
+  bool to_float = false;
+  for (const std::string& p : in.parts) to_float |= is_float_type(p);
+  if (to_float) return lower_float_cvt(fr, in);
   for (const std::string& p : in.parts)
-    if (is_float_type(p) || p == "rn" || p == "rz" || p == "rzi" || p == "rni" || p == "sat")
-      return unsupported(in, "floating point is not supported yet (a float/int conversion)");
+    if (p == "rn" || p == "rz" || p == "rm" || p == "rp" || p == "sat")
+      return unsupported(in, "integer conversions with a rounding or saturation are not supported");
   auto d = dest(fr, in, 0);
   auto a = value(fr, in, in.operands[1]);
   if (!d || !a) return;
@@ -42,6 +45,26 @@ void Lowerer::lower_cvt(Frame& fr, const PtxInstr& in) {
     emit(in, {.op = Op::kMov, .d = *d, .a = *a});
     if (d->kind == K::kVReg && in.parts.size() >= 3 && is_64(in.parts[1])) record_high(in, *d, *a, from == "s32");
   }
+}
+
+// cvt between f32 and s32/u32, or f32 to an integral f32 (floorf, rintf, ...): the
+// machine's conversions; a float to an int rounded other than toward zero is a rounding
+// to an integer first (the same value, so the same saturation and NaN -> 0).
+void Lowerer::lower_float_cvt(Frame& fr, const PtxInstr& in) {
+  CvtMapping m = float_cvt_mapping(in);
+  if (!m.problem.empty()) return unsupported(in, m.problem);
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]);
+  if (!d || !a) return;
+  if (m.ops.empty()) return emit(in, {.op = Op::kMov, .d = *d, .a = *a});
+  std::vector<IrInstr> seq;
+  IrOperand x = *a;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    IrOperand to = i + 1 == m.ops.size() ? *d : ir_vreg(temp());
+    seq.push_back({.op = m.ops[i], .d = to, .a = x});
+    x = to;
+  }
+  emit_sequence(in, seq);
 }
 
 // 64-bit values whose high half is cheap (ptx.md section 7 exceptions).
@@ -183,11 +206,18 @@ void Lowerer::lower_setp(Frame& fr, const PtxInstr& in) {
   OpMapping m = setp_mapping(in);
   if (!m.problem.empty()) return unsupported(in, m.problem);
   if (!operands(in, 3)) return;
-  Op op = *m.op;
   auto d = dest(fr, in, 0);
   auto a = value(fr, in, in.operands[1]);
   auto b = value(fr, in, in.operands[2]);
-  if (d && a && b) emit(in, {.op = op, .d = *d, .a = *a, .b = *b});
+  if (!d || !a || !b) return;
+  if (m.op) return emit(in, {.op = *m.op, .d = *d, .a = *a, .b = *b});
+  // setp.nan.f32 (isnan): a or b is NaN, i.e. x != x (unordered) for either; num: neither.
+  const bool nan = in.parts[1] == "nan";
+  const Op self = nan ? Op::kSetpNeuF : Op::kSetpEqF;
+  if (*a == *b) return emit(in, {.op = self, .d = *d, .a = *a, .b = *a});
+  IrOperand pa = fresh_pred_(), pb = fresh_pred_();
+  emit_sequence(in, {{.op = self, .d = pa, .a = *a, .b = *a}, {.op = self, .d = pb, .a = *b, .b = *b},
+                     {.op = nan ? Op::kOrPred : Op::kAndPred, .d = *d, .a = pa, .b = pb}});
 }
 
 void Lowerer::lower_selp(Frame& fr, const PtxInstr& in) {
@@ -312,7 +342,8 @@ bool Lowerer::lower_arith(Frame& fr, const PtxInstr& in) {
   if (!m.problem.empty()) return unsupported(in, m.problem), true;
   std::optional<Op> op = m.op;
   const OpInfo& info = op_info(*op);
-  size_t n = info.form == Form::kDA || info.form == Form::kPP ? 2
+  const bool rcp = in.parts[0] == "rcp";  // rcp.rn.f32 d, a: the correctly rounded 1 / a
+  size_t n = info.form == Form::kDA || info.form == Form::kPP || rcp ? 2
            : info.form == Form::kDABC ? 4 : 3;
   if (!operands(in, n)) return true;
   IrInstr out{.op = *op};
@@ -322,6 +353,7 @@ bool Lowerer::lower_arith(Frame& fr, const PtxInstr& in) {
     if (!o) return true;
     *slots[i] = *o;
   }
+  if (rcp) out.b = out.a, out.a = ir_imm(0x3f800000);  // 1.0f
   if (auto seq = expand_model_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_))
     return emit_sequence(in, *seq), true;  // mul.hi, div, rem: the model has none
   emit(in, out);

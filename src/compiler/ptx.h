@@ -23,7 +23,7 @@ enum class PtxOperandKind : uint8_t {
 
 struct PtxOperand {
   PtxOperandKind kind = PtxOperandKind::kImm;
-  std::string name;                 // register, special, symbol, or the address base ("" for [imm])
+  std::string name;                 // register, special, symbol, the address base ("" for [imm]), or a float's text
   bool base_is_reg = false;         // for kAddress: base is a register (else a symbol or none)
   int64_t imm = 0;                  // immediate, float bits, or address offset
   std::vector<std::string> list;    // kList entries

@@ -62,7 +62,77 @@ OpMapping int_arith(const PtxInstr& in, const std::string& base, bool sgn, bool 
   return no("the machine has no such operation (see `qgpu isa`)");
 }
 
+// The modifiers of a float op that the machine cannot honour, as one problem, or "".
+// `rn` is the machine's rounding; `rnd_ok` says whether the op takes a rounding at all.
+std::string float_modifier_problem(const PtxInstr& in) {
+  for (const std::string& p : in.parts) {
+    if (p == "ftz")
+      return "flush-to-zero floats (-fgpu-flush-denormals-to-zero, -ffast-math, --use_fast_math) are not "
+             "supported: the machine keeps subnormals";
+    if (p == "sat") return "saturating float ops (__saturatef, __fadd_rz with .sat) are not supported";
+    if (p == "approx" || p == "full")
+      return "approximate float ops (fast math: -ffast-math, __fdividef, __expf, __sinf, rsqrtf) are not "
+             "supported: PTX does not define their results bit for bit; compile without fast math";
+    if (p == "rz" || p == "rm" || p == "rp")
+      return "float ops rounded other than to nearest even (__fadd_rz, __fmul_ru, ...) are not supported";
+    if (p == "NaN" || p == "xorsign" || p == "relu") return "min/max with .NaN, .xorsign or .relu are not supported";
+  }
+  return "";
+}
+
+OpMapping float_arith(const PtxInstr& in, const std::string& base) {
+  static const std::map<std::string, Op> ops = {
+      {"add", Op::kAddF}, {"sub", Op::kSubF}, {"mul", Op::kMulF}, {"fma", Op::kFmaF}, {"mad", Op::kFmaF},
+      {"min", Op::kMinF}, {"max", Op::kMaxF}, {"neg", Op::kNegF}, {"abs", Op::kAbsF}, {"div", Op::kDivF},
+      {"sqrt", Op::kSqrtF}, {"rcp", Op::kDivF}};
+  if (std::string p = float_modifier_problem(in); !p.empty()) return no(p);
+  auto it = ops.find(base);
+  if (it == ops.end())
+    return no(fmt::format("{}.f32 is not supported (approximate transcendentals such as __expf and __sinf "
+                          "are not defined bit for bit; expf, sinf and friends need a library the machine "
+                          "lacks)", base));
+  // mad.f32 without .rn is sm_1x's unfused multiply-add; fma and mad.rn are fused.
+  if (base == "mad" && !has_part(in, "rn")) return no("mad.f32 without .rn (an unfused multiply-add) is not supported");
+  return ok(it->second);
+}
+
 }  // namespace
+
+CvtMapping float_cvt_mapping(const PtxInstr& in) {
+  // cvt[.rnd][.ftz][.sat].dtype.stype
+  CvtMapping m;
+  if (in.parts.size() < 3) return {{}, "malformed conversion"};
+  const std::string d = in.parts[in.parts.size() - 2], s = in.parts.back();
+  std::string rnd;
+  for (size_t i = 1; i + 2 < in.parts.size(); ++i) {
+    const std::string& p = in.parts[i];
+    if (p == "ftz") return {{}, "flush-to-zero floats (-ffast-math) are not supported: the machine keeps subnormals"};
+    if (p == "sat") return {{}, "saturating float conversions (__saturatef) are not supported"};
+    rnd = p;
+  }
+  for (const std::string& t : {d, s})
+    if (t == "f64") return {{}, kNoDouble};
+    else if (t == "f16" || t == "bf16" || t == "f16x2") return {{}, "half precision (__half, __nv_bfloat16) is not supported"};
+  const bool int_s = s == "s32" || s == "u32", int_d = d == "s32" || d == "u32";
+  if (d == "f32" && int_s) {
+    if (rnd != "rn") return {{}, "int to float conversions rounded other than to nearest even are not supported"};
+    return {{s == "s32" ? Op::kCvtFS : Op::kCvtFU}, ""};
+  }
+  static const std::map<std::string, Op> to_integer = {
+      {"rni", Op::kRndNF}, {"rmi", Op::kRndMF}, {"rpi", Op::kRndPF}, {"rzi", Op::kRndZF}};
+  if (d == "f32" && s == "f32") {
+    if (rnd.empty()) return m;
+    if (!to_integer.count(rnd)) return {{}, fmt::format("cvt.{}.f32.f32 is not supported", rnd)};
+    return {{to_integer.at(rnd)}, ""};
+  }
+  if (int_d && s == "f32") {
+    if (!to_integer.count(rnd)) return {{}, fmt::format("float to int conversions need rni, rmi, rpi or rzi (got '{}')", rnd)};
+    if (rnd != "rzi") m.ops.push_back(to_integer.at(rnd));
+    m.ops.push_back(d == "s32" ? Op::kCvtSF : Op::kCvtUF);
+    return m;
+  }
+  return {{}, "conversions between float and 64-bit, 8-bit or 16-bit integers (long long, short, char) are not supported"};
+}
 
 std::optional<IrOperand> special_operand(const std::string& name) {
   static const std::map<std::string, IrOperand> table = {
@@ -108,7 +178,8 @@ bool has_part(const PtxInstr& in, std::string_view p) {
 }
 
 std::string type_problem(std::string_view t) {
-  if (is_float_type(t)) return "floating point is not supported yet (a float or double in the kernel)";
+  if (t == "f64") return kNoDouble;
+  if (is_float_type(t) && t != "f32") return "half precision (__half, __nv_bfloat16) is not supported";
   if (t == "u8" || t == "s8" || t == "u16" || t == "s16" || t == "b8" || t == "b16")
     return "8- and 16-bit data is not supported (a char or short value or array)";
   return "";
@@ -119,6 +190,8 @@ OpMapping arith_mapping(const PtxInstr& in) {
   if (!is_arith(base)) return {};
   std::string t = last_part(in);
   if (std::string p = type_problem(t); !p.empty()) return no(p);
+  if (t == "f32") return float_arith(in, base);
+  if (base == "fma" || base == "sqrt" || base == "rcp") return no(fmt::format("{}.{} is not supported", base, t));
   return int_arith(in, base, t == "s32" || t == "s64", is_64(t), t == "pred");
 }
 
@@ -129,8 +202,18 @@ OpMapping setp_mapping(const PtxInstr& in) {
       {"gt", {Op::kSetpGtS, Op::kSetpGtU}}, {"ge", {Op::kSetpGeS, Op::kSetpGeU}},
       {"lo", {Op::kSetpLtU, Op::kSetpLtU}}, {"ls", {Op::kSetpLeU, Op::kSetpLeU}},
       {"hi", {Op::kSetpGtU, Op::kSetpGtU}}, {"hs", {Op::kSetpGeU, Op::kSetpGeU}}};
+  static const std::map<std::string, Op> fcmp = {
+      {"eq", Op::kSetpEqF},   {"ne", Op::kSetpNeF},   {"lt", Op::kSetpLtF},   {"le", Op::kSetpLeF},
+      {"gt", Op::kSetpGtF},   {"ge", Op::kSetpGeF},   {"equ", Op::kSetpEquF}, {"neu", Op::kSetpNeuF},
+      {"ltu", Op::kSetpLtuF}, {"leu", Op::kSetpLeuF}, {"gtu", Op::kSetpGtuF}, {"geu", Op::kSetpGeuF}};
   std::string t = last_part(in);
   if (std::string p = type_problem(t); !p.empty()) return no(p);
+  if (t == "f32") {  // setp.CMP[.ftz].f32; nan and num are the lowering's (two compares)
+    if (std::string p = float_modifier_problem(in); !p.empty()) return no(p);
+    if (in.parts.size() != 3 || !(fcmp.count(in.parts[1]) || in.parts[1] == "nan" || in.parts[1] == "num"))
+      return no("float compares are eq ne lt le gt ge, their unordered forms (equ ... geu), nan and num");
+    return in.parts[1] == "nan" || in.parts[1] == "num" ? OpMapping{true, std::nullopt, ""} : ok(fcmp.at(in.parts[1]));
+  }
   if (is_64(t)) return no("64-bit comparisons (long long, or pointers compared) are not supported");
   if (in.parts.size() != 3 || !cmp.count(in.parts[1]))
     return no("only eq, ne, lt, le, gt, ge (and lo, ls, hi, hs) integer compares are supported");
@@ -138,6 +221,7 @@ OpMapping setp_mapping(const PtxInstr& in) {
 }
 
 OpMapping atom_mapping(const PtxInstr& in) {
+  if (last_part(in) == "f32") return no("atomics on floats (atomicAdd on a float) are not supported");
   static const std::map<std::string, std::pair<Op, Op>> ops = {  // signed, unsigned
       {"add", {Op::kAtomAdd, Op::kAtomAdd}},   {"min", {Op::kAtomMinS, Op::kAtomMinU}},
       {"max", {Op::kAtomMaxS, Op::kAtomMaxU}}, {"exch", {Op::kAtomExch, Op::kAtomExch}},

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "compiler/ir.h"
 #include "compiler/ptx.h"
@@ -33,6 +34,19 @@ std::string opcode_hint(const std::string& op);
 
 // PTX writes a true predicate immediate as 1 or -1; the machine takes 0 or 1.
 void normalise_predicate_immediates(IrInstr& in);
+
+// Why doubles are refused (types, constants, conversions).
+inline constexpr const char* kNoDouble =
+    "double is not supported: the machine's floating point is binary32 (write float, 1.5f, sqrtf)";
+
+// cvt.RND.DTYPE.STYPE between f32 and 32-bit integers, or f32 to f32: the ops in order
+// (a rounding to an integer first, where a float becomes an int other than toward zero),
+// or the problem. `rnd` is "" when the instruction has none.
+struct CvtMapping {
+  std::vector<Op> ops;  // empty: a copy (cvt.f32.f32)
+  std::string problem;
+};
+CvtMapping float_cvt_mapping(const PtxInstr& in);
 
 bool is_float_type(std::string_view t);
 bool is_64(std::string_view t);

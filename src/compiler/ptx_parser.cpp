@@ -574,6 +574,7 @@ class Parser {
     bool negative = eat("-");
     bool is_float = !negative && peek().kind == TokKind::kNumber && looks_like_float(peek().text);
     o.kind = is_float ? PtxOperandKind::kFloatImm : PtxOperandKind::kImm;
+    if (is_float) o.name = peek().text;  // 0f: binary32, 0d: binary64
     o.imm = is_float ? float_bits() : negative ? negative_integer() : integer();
     return o;
   }

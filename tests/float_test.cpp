@@ -1,0 +1,286 @@
+// The machine's binary32 ops (gpu/alu_f32.cpp), their text form (gpu/f32.h) and floats
+// through the compiler: edge cases worked out by hand, and random operands checked against
+// a wider format, where one rounding of the exact result is the IEEE answer: double for
+// + - * / sqrt (53 >= 2 * 24 + 2 bits, so rounding twice equals rounding once),
+// __float128 for fma (the product is exact in it).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "gpu/alu.h"
+#include "gpu/f32.h"
+#include "gpu/interp.h"
+#include "gpu/trace_json.h"
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint32_t kNaN = 0x7fffffffu, kInf = 0x7f800000u, kNegInf = 0xff800000u, kNegZero = 0x80000000u;
+constexpr uint32_t kMinSub = 0x00000001u, kMaxSub = 0x007fffffu, kMinNormal = 0x00800000u, kMax = 0x7f7fffffu;
+constexpr uint32_t kOne = 0x3f800000u, kTwo = 0x40000000u, kHalf = 0x3f000000u;
+
+uint32_t b(float x) { return std::bit_cast<uint32_t>(x); }
+float f(uint32_t v) { return std::bit_cast<float>(v); }
+bool is_nan(uint32_t v) { return std::isnan(f(v)); }
+
+struct Case {
+  Op op;
+  uint32_t a, b, c, want;
+};
+
+TEST(FloatAlu, EdgeCasesByHand) {
+  const std::vector<Case> cases = {
+      {Op::kAddF, kOne, kTwo, 0, b(3.0f)},
+      {Op::kAddF, kInf, kNegInf, 0, kNaN},                 // inf - inf
+      {Op::kAddF, 0x7fc00001u, kOne, 0, kNaN},             // any NaN operand: the canonical NaN
+      {Op::kAddF, kNegZero, 0, 0, 0},                      // -0 + +0 = +0
+      {Op::kAddF, kNegZero, kNegZero, 0, kNegZero},
+      {Op::kSubF, kOne, kOne, 0, 0},                       // x - x = +0
+      {Op::kAddF, kMax, 0x73000000u, 0, kInf},             // max + half an ulp: ties to even overflows
+      {Op::kAddF, kMax, 0x72ffffffu, 0, kMax},             // just below the tie
+      {Op::kAddF, kMaxSub, kMinSub, 0, kMinNormal},        // subnormals add exactly
+      {Op::kMulF, kMinSub, kHalf, 0, 0},                   // 2^-150: a tie, to even (0)
+      {Op::kMulF, 0x00000003u, kHalf, 0, 0x00000002u},     // 1.5 ulp: to even (2)
+      {Op::kMulF, kMinNormal, kHalf, 0, 0x00400000u},      // normal to subnormal, exact (no flush to zero)
+      {Op::kMulF, 0, kInf, 0, kNaN},
+      {Op::kMulF, kNegZero, kTwo, 0, kNegZero},
+      {Op::kFmaF, 0x3f800001u, 0x3f800001u, 0xbf800002u, 0x28800000u},  // (1+u)^2 - (1+2u) = u^2 = 2^-46, exact
+      {Op::kMulF, 0x3f800001u, 0x3f800001u, 0, 0x3f800002u},            // unfused: u^2 is rounded away
+      {Op::kFmaF, kInf, 0, kOne, kNaN},
+      {Op::kFmaF, kOne, kOne, kNaN, kNaN},
+      {Op::kFmaF, kNegZero, kOne, 0, 0},                   // -0 * 1 + +0 = +0
+      {Op::kDivF, kOne, 0, 0, kInf},
+      {Op::kDivF, kOne, kNegZero, 0, kNegInf},
+      {Op::kDivF, 0, 0, 0, kNaN},
+      {Op::kDivF, kOne, b(3.0f), 0, 0x3eaaaaabu},          // 1/3, rounded to nearest
+      {Op::kDivF, kMinSub, kTwo, 0, 0},                    // a tie below the least subnormal
+      {Op::kSqrtF, kNegZero, 0, 0, kNegZero},
+      {Op::kSqrtF, b(-1.0f), 0, 0, kNaN},
+      {Op::kSqrtF, kTwo, 0, 0, 0x3fb504f3u},
+      {Op::kSqrtF, kMinSub, 0, 0, 0x1a3504f3u},            // sqrt(2^-149) = 2^-75 sqrt(2), correctly rounded
+      {Op::kMinF, kNaN, kOne, 0, kOne},                    // one NaN: the other operand
+      {Op::kMinF, kOne, 0x7fc00000u, 0, kOne},
+      {Op::kMinF, 0x7fc00000u, 0xffc00000u, 0, kNaN},      // both: the canonical NaN
+      {Op::kMinF, 0, kNegZero, 0, kNegZero},               // -0 < +0
+      {Op::kMinF, kNegZero, 0, 0, kNegZero},
+      {Op::kMaxF, kNegZero, 0, 0, 0},
+      {Op::kMaxF, 0, kNegZero, 0, 0},
+      {Op::kMaxF, kNegInf, kNaN, 0, kNegInf},
+      {Op::kNegF, 0, 0, 0, kNegZero},
+      {Op::kNegF, 0xffc00000u, 0, 0, kNaN},
+      {Op::kAbsF, b(-2.5f), 0, 0, b(2.5f)},
+      {Op::kAbsF, 0xffc00000u, 0, 0, kNaN},
+      {Op::kCvtFS, 16777217u, 0, 0, b(16777216.0f)},       // ties to even
+      {Op::kCvtFS, 16777219u, 0, 0, b(16777220.0f)},
+      {Op::kCvtFS, 0x80000000u, 0, 0, 0xcf000000u},        // INT_MIN = -2^31 exactly
+      {Op::kCvtFS, 0x7fffffffu, 0, 0, 0x4f000000u},        // INT_MAX rounds up to 2^31
+      {Op::kCvtFU, 0xffffffffu, 0, 0, 0x4f800000u},        // 2^32 - 1 rounds up to 2^32
+      {Op::kCvtFU, 0x80000000u, 0, 0, 0x4f000000u},
+      {Op::kCvtSF, kNaN, 0, 0, 0},
+      {Op::kCvtSF, kInf, 0, 0, 0x7fffffffu},
+      {Op::kCvtSF, kNegInf, 0, 0, 0x80000000u},
+      {Op::kCvtSF, 0x4f000000u, 0, 0, 0x7fffffffu},        // 2^31 saturates
+      {Op::kCvtSF, 0xcf000000u, 0, 0, 0x80000000u},        // -2^31 is exact
+      {Op::kCvtSF, b(-2.9f), 0, 0, static_cast<uint32_t>(-2)},
+      {Op::kCvtSF, kMinSub, 0, 0, 0},
+      {Op::kCvtUF, b(-0.9f), 0, 0, 0},
+      {Op::kCvtUF, b(-5.0f), 0, 0, 0},                     // negatives saturate to 0
+      {Op::kCvtUF, 0x4f800000u, 0, 0, 0xffffffffu},        // 2^32
+      {Op::kCvtUF, 0x4f7fffffu, 0, 0, 0xffffff00u},        // the largest float below 2^32
+      {Op::kCvtUF, kNaN, 0, 0, 0},
+      {Op::kRndNF, b(2.5f), 0, 0, b(2.0f)},                // ties to even
+      {Op::kRndNF, b(3.5f), 0, 0, b(4.0f)},
+      {Op::kRndNF, b(-0.4f), 0, 0, kNegZero},              // the sign of a zero result stays
+      {Op::kRndMF, b(-0.5f), 0, 0, b(-1.0f)},
+      {Op::kRndMF, kNegZero, 0, 0, kNegZero},
+      {Op::kRndPF, b(-0.5f), 0, 0, kNegZero},
+      {Op::kRndPF, b(1.01f), 0, 0, b(2.0f)},
+      {Op::kRndZF, b(-7.9f), 0, 0, b(-7.0f)},
+      {Op::kRndZF, 0x7fc00001u, 0, 0, kNaN},
+      {Op::kRndNF, b(8388609.0f), 0, 0, b(8388609.0f)},     // 2^23 + 1: already an integer
+  };
+  std::set<Op> covered;
+  for (const Case& c : cases) {
+    covered.insert(c.op);
+    EXPECT_EQ(alu(c.op, c.a, c.b, c.c), c.want)
+        << op_info(c.op).mnemonic << fmt::format(" {:08x} {:08x} {:08x}", c.a, c.b, c.c);
+  }
+  for (const OpInfo& info : kOps)  // every binary32 value op has a case here
+    EXPECT_TRUE(!is_float_op(info.op) || info.effect != Effect::kValue || covered.count(info.op)) << info.mnemonic;
+}
+
+// Operands that reach every class: zeros, subnormals, normals near 1 and at the ends,
+// infinities and NaNs, plus random bit patterns.
+std::vector<uint32_t> sample_operands(std::mt19937& rng, int random) {
+  std::vector<uint32_t> v = {0, kNegZero, kMinSub, kMaxSub, kMinNormal, kMax, kInf, kNegInf, kNaN, 0x7fc00000u,
+                             kOne, kTwo, kHalf, 0x3f800001u, 0x3f7fffffu, 0x4b000000u, 0x4b7fffffu, 0x33800000u};
+  for (size_t i = 0, n = v.size(); i < n; ++i) v.push_back(v[i] ^ 0x80000000u);
+  std::uniform_int_distribution<uint32_t> any;
+  for (int i = 0; i < random; ++i) {
+    uint32_t x = any(rng);
+    if (i % 3 == 1) x = (x & 0x807fffffu) | ((127 + static_cast<int>(x % 16) - 8) << 23);  // near 1: sums cancel
+    if (i % 3 == 2) x &= 0x80ffffffu;  // small: subnormal results
+    v.push_back(x);
+  }
+  return v;
+}
+
+uint32_t rounded(double x) { return std::isnan(x) ? kNaN : b(static_cast<float>(x)); }
+
+TEST(FloatAlu, BasicOpsRoundOnceToNearestEven) {
+  std::mt19937 rng(1234);
+  const std::vector<uint32_t> xs = sample_operands(rng, 600);
+  int checked = 0;
+  for (uint32_t x : xs) {
+    const double dx = f(x);
+    ASSERT_EQ(alu(Op::kSqrtF, x, 0, 0), rounded(std::sqrt(dx))) << fmt::format("sqrt {:08x}", x);
+    for (uint32_t y : xs) {
+      const double dy = f(y);
+      ASSERT_EQ(alu(Op::kAddF, x, y, 0), rounded(dx + dy)) << fmt::format("{:08x} + {:08x}", x, y);
+      ASSERT_EQ(alu(Op::kSubF, x, y, 0), rounded(dx - dy)) << fmt::format("{:08x} - {:08x}", x, y);
+      ASSERT_EQ(alu(Op::kMulF, x, y, 0), rounded(dx * dy)) << fmt::format("{:08x} * {:08x}", x, y);
+      ASSERT_EQ(alu(Op::kDivF, x, y, 0), rounded(dx / dy)) << fmt::format("{:08x} / {:08x}", x, y);
+      checked += 4;
+    }
+  }
+  EXPECT_GT(checked, 1'000'000);
+}
+
+#if defined(__SIZEOF_FLOAT128__)
+TEST(FloatAlu, FmaRoundsOnce) {
+  std::mt19937 rng(99);
+  const std::vector<uint32_t> xs = sample_operands(rng, 60);
+  for (uint32_t x : xs)
+    for (uint32_t y : xs)
+      for (uint32_t z : xs) {
+        const __float128 exact = static_cast<__float128>(f(x)) * f(y) + f(z);  // the product is exact
+        const float want = static_cast<float>(exact);
+        ASSERT_EQ(alu(Op::kFmaF, x, y, z), std::isnan(want) ? kNaN : b(want))
+            << fmt::format("fma {:08x} {:08x} {:08x}", x, y, z);
+      }
+}
+#endif
+
+TEST(FloatAlu, ComparesAreIeee) {
+  std::mt19937 rng(7);
+  const std::vector<uint32_t> xs = sample_operands(rng, 40);
+  for (uint32_t x : xs)
+    for (uint32_t y : xs) {
+      const double dx = f(x), dy = f(y);
+      const bool un = std::isnan(dx) || std::isnan(dy);
+      const bool eq = !un && dx == dy, lt = !un && dx < dy, gt = !un && dx > dy;
+      const std::pair<Op, bool> want[] = {
+          {Op::kSetpEqF, eq},       {Op::kSetpNeF, lt || gt},  {Op::kSetpLtF, lt},        {Op::kSetpLeF, lt || eq},
+          {Op::kSetpGtF, gt},       {Op::kSetpGeF, gt || eq},  {Op::kSetpEquF, un || eq}, {Op::kSetpNeuF, !eq},
+          {Op::kSetpLtuF, un || lt}, {Op::kSetpLeuF, !gt},     {Op::kSetpGtuF, un || gt}, {Op::kSetpGeuF, !lt}};
+      for (const auto& [op, w] : want)
+        ASSERT_EQ(compare(op, x, y), w) << op_info(op).mnemonic << fmt::format(" {:08x} {:08x}", x, y);
+    }
+  int compares = 0;  // the table above names every binary32 compare
+  for (const OpInfo& info : kOps) compares += is_float_op(info.op) && info.effect == Effect::kPred;
+  EXPECT_EQ(compares, 12);
+}
+
+TEST(FloatText, PrintedFloatsReadBackToTheirBits) {
+  EXPECT_EQ(format_f32(b(1.5f)), "1.5");
+  EXPECT_EQ(format_f32(kNegZero), "-0");
+  EXPECT_EQ(format_f32(kMinSub), "1e-45");
+  EXPECT_EQ(format_f32(kMax), "3.4028235e+38");
+  EXPECT_EQ(format_f32(b(0.1f)), "0.1");
+  EXPECT_EQ(format_f32(kInf), "inf");
+  EXPECT_EQ(format_f32(kNegInf), "-inf");
+  EXPECT_EQ(format_f32(kNaN), "nan");
+  EXPECT_EQ(format_f32(0x7fc00000u), "nan:0x7fc00000");
+  EXPECT_EQ(parse_f32("nan"), kNaN);
+  EXPECT_EQ(parse_f32("-0"), kNegZero);
+  EXPECT_EQ(parse_f32("0f7fc00001"), 0x7fc00001u);
+  EXPECT_EQ(parse_f32("16777217"), b(16777216.0f));
+  EXPECT_EQ(parse_f32("+2.5e-1"), b(0.25f));
+  for (const char* bad : {"", "1.5f", "0x1p3", "infinity", "NaN", "1e39", "1e-50", "0f123", "1,5", "--1"})
+    EXPECT_EQ(parse_f32(bad), std::nullopt) << bad;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<uint32_t> any;
+  for (int i = 0; i < 200'000; ++i) {
+    const uint32_t x = any(rng);
+    if (is_nan(x)) continue;
+    const std::string text = format_f32(x);
+    ASSERT_EQ(parse_f32(text), x) << text;
+    // --json's number: parsed as a double by any JSON reader, then rounded to float.
+    const nlohmann::json j = nlohmann::json::parse(f32_json(x).dump());
+    ASSERT_EQ(b(static_cast<float>(j.get<double>())), x) << j.dump();
+  }
+}
+
+// A CUDA kernel through clang, the compiler and the interpreter: clang fuses a * x + y
+// into fma.rn.f32 (its default contraction, kept), the results are checked by hand.
+TEST(FloatCuda, KernelRunsExactlyOnTheInterpreter) {
+  constexpr std::string_view src = R"(
+extern "C" __global__ void fk(float a, const float *x, float *y, float *q, int *n, unsigned *u, int *lt) {
+  int i = threadIdx.x;
+  y[i] = a * x[i] + y[i];
+  q[i] = __builtin_sqrtf(x[i]) / 3.0f + __builtin_floorf(x[i]);
+  n[i] = (int)x[i];
+  u[i] = (unsigned)(x[i] * 1e9f);
+  lt[i] = !(x[i] >= a);
+}
+)";
+  const fs::path cu = fs::temp_directory_path() / fmt::format("qgpu_float_test_{}.cu", getpid());
+  std::ofstream(cu) << src;
+  CompileOptions o{.file = cu.string(), .launch = Launch{}};
+  for (const char* a : {"a=2.5", "x=[1.5,-0,nan,1e-45]", "y=[0.5,1,2,3]", "q=[0,0,0,0]", "n=[0,0,0,0]",
+                        "u=[0,0,0,0]", "lt=[0,0,0,0]"})
+    o.args.push_back(parse_kernel_arg(a));
+  CompiledKernel k = compile_cuda(src, o);
+  fs::remove(cu);
+  for (const char* op : {"fma.rn.f32", "sqrt.rn.f32", "div.rn.f32", "cvt.rmi.f32.f32", "cvt.rzi.s32.f32",
+                         "cvt.rzi.u32.f32", "setp.ltu.f32"})
+    EXPECT_NE(k.ptx.find(op), std::string::npos) << op;
+  Trace t = run(k.program, k.program.launch);
+  nlohmann::json out = trace_json(k.program, k.program.launch, t, {})["outputs"];
+  // y = fma(2.5, x, y): 4.25, 1 (-0 * 2.5 + 1), nan, 2.5 * 2^-149 + 3 = 3.
+  EXPECT_EQ(out["y"].dump(), R"([4.25,1.0,"nan",3.0])");
+  // q = sqrt(x) / 3 + floor(x): 1.2247449 / 3 + 1, -0 / 3 + -0 = -0, nan, sqrt(2^-149) / 3 + 0.
+  EXPECT_EQ(static_cast<float>(out["q"][0].get<double>()), static_cast<float>(std::sqrt(1.5f) / 3.0f) + 1.0f);
+  EXPECT_EQ(out["q"][1].dump(), "-0.0");
+  EXPECT_EQ(out["q"][2].dump(), R"("nan")");
+  EXPECT_EQ(out["n"].dump(), "[1,0,0,0]");           // NaN converts to 0
+  EXPECT_EQ(out["u"].dump(), "[1500000000,0,0,0]");  // 1.5e9 fits; the others are 0
+  EXPECT_EQ(out["lt"].dump(), "[1,1,1,1]");          // x < 2.5 or unordered
+  EXPECT_NE(trace_text(k.program, k.program.launch, t, false).find("  y = 4.25 1 nan 3\n"), std::string::npos);
+  // --trace: a value the compiler typed as a float gets its float beside the bytes.
+  const std::string trace = trace_text(k.program, k.program.launch, t, true);
+  EXPECT_NE(trace.find("   ; 4.25\n"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("   ; -0\n"), std::string::npos) << trace;
+}
+
+// The model's state machine already carries floats: the ROM holds the .f32 op codes, the
+// register file and memory their bit patterns, so a float kernel fed record by record
+// (teacher forcing) matches the interpreter's state at every token; only the greedy
+// records are not compared (the ALU has no float layers: generation_gap names the op).
+TEST(FloatModel, TeacherForcedStateEqualsTheInterpreter) {
+  const std::string cu = std::string(QGPU_SOURCE_DIR) + "/kernels/saxpy_float.cu";
+  const test_util::Result r = test_util::qgpu(
+      "run " + cu + " --grid 3 --block 4 --arg a=2.5 --arg 'x=[1,2,3,4,5,6,7,8,9,10]' "
+      "--arg 'y=[0.5,0.25,-1,1e-3,100,-7.5,3,0,1e30,-1e30]' --arg n=10 --check --dtype bf16");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("holds equals the interpreter's after every token"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the model's greedy records were not compared: block"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fma.f32 (the model's ALU has no floating point yet"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace qgpu
