@@ -13,13 +13,27 @@ For every kernels/NAME.cu and every `// run:` line in it, this script
      kernel runs as host code (one std::thread per CUDA thread, blocks one after another,
      each case in a forked process that starts from the initial module globals),
   4. compiles it with g++ (-fwrapv, AddressSanitizer + UBSan: an out-of-bounds index,
-     an oversized shift or a division by zero fails the case instead of giving a number),
+     an oversized shift, a division by zero or a C cast of a NaN or out-of-range float to
+     int fails the case instead of giving a number; -ffp-contract=off: a*b+c is two
+     roundings unless written fmaf(a, b, c), except in a file with a line
+     `// oracle: contract`, compiled with -O2 -mfma -ffp-contract=fast so that g++ fuses
+     a*b+c as clang does for the machine),
   5. runs every case twice, blocks in forward then in reverse order, and fails when the
      two results differ (a kernel whose result depends on block or thread order),
   6. writes kernels/expected/NAME.json:
-       {"unsigned_params": [...], "cases": [{"run": "<args>", "outputs": {"p": [...]}}]}
+       {"unsigned_params": [...], "float_params": [...],
+        "cases": [{"run": "<args>", "outputs": {"p": [...]}}]}
      Every pointer parameter's final contents are listed as signed 32-bit ints; the
-     arrays named in unsigned_params hold `unsigned` data shown as its signed 32-bit view.
+     arrays named in unsigned_params hold `unsigned` data shown as its signed 32-bit view;
+     those named in float_params hold floats, each element a JSON string: the shortest
+     text that reads back as the same binary32 (C++17 std::to_chars), "inf", "-inf", "nan"
+     (0x7fffffff, the machine's only NaN result) or "nan:0x7f800001" (another NaN, which
+     only an input the kernel left alone can hold: a NaN the kernel wrote prints as "nan").
+
+Run-line values: an int/unsigned parameter takes integers; a `float` parameter (or the
+elements of a `float *` array) takes decimals (1.5, -2, 3e-5, -0: rounded to the nearest
+float, as strtof does), inf, -inf, nan (0x7fffffff) or raw bits 0f7f800001 (PTX's 0f and
+8 hex digits).
 
 Usage: python3 scripts/gen_expected.py [--only NAME ...] [--check] [--tsan] [--dir DIR] [--jobs N]
   --check  compare with the committed JSON instead of writing it (exit 1 on a difference).
@@ -46,6 +60,7 @@ import argparse
 import concurrent.futures
 import dataclasses
 import json
+from fractions import Fraction
 import os
 import re
 import shutil
@@ -66,16 +81,31 @@ LANES_PER_WARP = 4
 RESIDENT_WARPS = 4
 
 CXX = os.environ.get("CXX", "g++")
-CXX_FLAGS = ["-std=c++20", "-pthread", "-O1", "-g0", "-fwrapv", "-fno-omit-frame-pointer"]
+CXX_FLAGS = ["-std=c++20", "-pthread", "-O1", "-g0", "-fwrapv", "-fno-omit-frame-pointer",
+             "-ffp-contract=off"]  # x86-64 SSE floats: exact binary32, one rounding per op
+# `// oracle: contract` in a kernel file: g++ fuses a*b+c into an fma, as clang does on the
+# device by default (-ffp-contract=fast in CUDA mode). For kernels written naturally
+# (y = a * x + y): keep them to one a*b+c per statement, a product used once.
+CONTRACT_MARKER = re.compile(r"^//\s*oracle:\s*contract\s*$", re.M)
+CONTRACT_FLAGS = ["-O2", "-mfma", "-ffp-contract=fast"]
 SANITIZERS = {  # --tsan swaps in ThreadSanitizer: it finds data races between CUDA threads
-    "asan": ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"],
+    "asan": ["-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=all"],
     "tsan": ["-fsanitize=thread"],
 }
 RUN_TIMEOUT_S = 30  # a kernel that deadlocks at __syncthreads() hangs its driver
 
 # C and CUDA features the machine does not have: a kernel that names one is reported.
 FORBIDDEN = {
-    r"\bfloat\b|\bdouble\b": "floating point",
+    r"\bdouble\b": "double precision",
+    r"(?<![\w.])(?:\d+\.\d*|\.\d+|\d+[eE][+-]?\d+)(?:[eE][+-]?\d+)?(?![\w.])":
+        "a double literal (write 1.5f)",
+    r"\b__(?:expf|exp10f|logf|log2f|log10f|sinf|cosf|tanf|sincosf|powf|fdividef|frcp_\w+|"
+    r"frsqrt_rn|saturatef|f(?:add|sub|mul|div|sqrt|maf?)_r[zud]|fsqrt_r[zud])\b|"
+    r"\b(?:expf|exp2f|expm1f|logf|log2f|log10f|log1pf|sinf|cosf|tanf|powf|"
+    r"rsqrtf|cbrtf|hypotf|atan2f|atanf|asinf|acosf|tanhf|sinhf|coshf|erff|lgammaf|tgammaf|"
+    r"fmodf|remainderf|roundf|lroundf|lrintf|frexpf|ldexpf|modff|nextafterf|copysignf|"
+    r"fdimf|exp10f|sinpif|cospif)\s*\(":
+        "a float function the machine does not have exactly (approximate or libm-only)",
     r"\blong\b|\bint64_t\b|\buint64_t\b|\bsize_t\b": "64-bit integers",
     r"\bchar\b|\bshort\b|\bint8_t\b|\bint16_t\b|\buint8_t\b|\buint16_t\b": "8/16-bit data",
     r"\bprintf\b": "printf",
@@ -106,7 +136,7 @@ class Config:
 @dataclasses.dataclass
 class Param:
     name: str
-    ctype: str      # "int" or "unsigned"
+    ctype: str      # "int", "unsigned" or "float"
     pointer: bool
 
 
@@ -123,7 +153,7 @@ class Run:
     grid: tuple[int, int]
     block: tuple[int, int]
     kernel: str | None
-    args: dict[str, int | list[int]]
+    args: dict[str, str | list[str]]   # value tokens, verbatim: their type is the parameter's
 
 
 @dataclasses.dataclass
@@ -139,6 +169,7 @@ class KernelFile:
     # whose PTX has one (src/compiler/compile.cpp), so they count for every kernel here.
     shuffles: bool = False
     votes: bool = False
+    contract: bool = False      # `// oracle: contract`: the oracle fuses a*b+c (CONTRACT_FLAGS)
 
     def kernel_for(self, run: Run) -> Kernel:
         if run.kernel is None:
@@ -202,9 +233,9 @@ def find_body(code: str, start: int) -> tuple[int, int]:
 
 SIGNATURE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
                        r'(\w+)\s*\(([^)]*)\)')
-SHARED = re.compile(r"__shared__\s+(?:volatile\s+)?(?:int|unsigned(?:\s+int)?)\s+(\w+)\s*"
+SHARED = re.compile(r"__shared__\s+(?:volatile\s+)?(?:int|unsigned(?:\s+int)?|float)\s+(\w+)\s*"
                     r"((?:\[[^\]]*\])*)\s*;")
-GLOBAL = re.compile(r"(?:__device__|__constant__)\s+(?:const\s+)?(?:int|unsigned(?:\s+int)?)\s+"
+GLOBAL = re.compile(r"(?:__device__|__constant__)\s+(?:const\s+)?(?:int|unsigned(?:\s+int)?|float)\s+"
                     r"(\w+)\s*((?:\[[^\]]*\])*)\s*(=\s*(\{[^}]*\}|[^;]*))?\s*;")
 
 
@@ -219,8 +250,10 @@ def parse_param(text: str, where: str) -> Param:
         ctype = "int"
     elif base in (["unsigned"], ["unsigned", "int"]):
         ctype = "unsigned"
+    elif base == ["float"]:
+        ctype = "float"
     else:
-        raise CorpusError(f"{where}: parameter `{text.strip()}`: only int and unsigned are supported")
+        raise CorpusError(f"{where}: parameter `{text.strip()}`: only int, unsigned and float are supported")
     if pointer > 1:
         raise CorpusError(f"{where}: parameter `{text.strip()}`: pointer to pointer")
     return Param(words[-1], ctype, pointer == 1)
@@ -251,7 +284,8 @@ def parse_kernel_file(path: Path) -> KernelFile:
     runs = [parse_run(m.group(1).strip(), where)
             for m in re.finditer(r"^//\s*run:(.*)$", text, re.M)]
     return KernelFile(path, path.stem, kernels, global_words, file_shared, runs,
-                      bool(SHUFFLE.search(code)), bool(VOTE.search(code)))
+                      bool(SHUFFLE.search(code)), bool(VOTE.search(code)),
+                      bool(CONTRACT_MARKER.search(text)))
 
 
 def check_source(kf: KernelFile) -> list[str]:
@@ -282,12 +316,63 @@ def parse_dims(value: str, where: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2) or 1)
 
 
-def parse_value(value: str, where: str) -> int | list[int]:
-    if re.fullmatch(r"-?\d+", value):
-        return int(value)
-    if re.fullmatch(r"\[-?\d+(,-?\d+)*\]", value):
-        return [int(x) for x in value[1:-1].split(",")]
-    raise CorpusError(f"{where}: value must be an integer or [a,b,...] with no spaces: `{value}`")
+# One value: an integer, a decimal (1.5, -2, 3e-5, .5), inf, -inf, nan, or float bits 0f7f800001.
+INT_TOKEN = re.compile(r"-?\d+")
+VALUE_TOKEN = (r"-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|-?inf|nan|0f[0-9a-fA-F]{8}")
+
+
+def parse_value(value: str, where: str) -> str | list[str]:
+    """The value's tokens, verbatim; word_value() reads them for the parameter's type."""
+    if re.fullmatch(VALUE_TOKEN, value):
+        return value
+    if re.fullmatch(rf"\[(?:{VALUE_TOKEN})(?:,(?:{VALUE_TOKEN}))*\]", value):
+        return value[1:-1].split(",")
+    raise CorpusError(f"{where}: value must be a number or [a,b,...] with no spaces: `{value}`")
+
+
+def round_to_float(q: Fraction) -> int:
+    """The bits of the binary32 nearest to q >= 0 (ties to even, subnormals, overflow to inf)."""
+    if q == 0:
+        return 0
+    e = q.numerator.bit_length() - q.denominator.bit_length()  # 2**e <= q < 2**(e+1) after:
+    if Fraction(2) ** e > q:
+        e -= 1
+    e = max(e, -126)
+    m = round(q / Fraction(2) ** (e - 23))  # Fraction rounds half to even
+    if m == 1 << 24:
+        e, m = e + 1, 1 << 23
+    if e > 127:
+        return 0x7F800000
+    if m < 1 << 23:
+        return m  # subnormal (e == -126)
+    return ((e + 127) << 23) | (m - (1 << 23))
+
+
+def float_bits(token: str) -> int:
+    """A float value token as binary32 bits (an unsigned int)."""
+    if token.startswith("0f"):
+        return int(token[2:], 16)
+    if token == "nan":
+        return 0x7FFFFFFF
+    sign = 0x80000000 if token.startswith("-") else 0
+    mag = token.lstrip("-")
+    return sign | (0x7F800000 if mag == "inf" else round_to_float(Fraction(mag)))
+
+
+def word_value(token: str, ctype: str, where: str) -> int:
+    """A token as the parameter type's value: an int, or a float's bits."""
+    if ctype == "float":
+        return float_bits(token)
+    if not INT_TOKEN.fullmatch(token):
+        raise CorpusError(f"{where}: `{token}` is not an integer (the parameter is {ctype})")
+    return int(token)
+
+
+def expected_bits(text: str) -> int:
+    """The bits an expected float element ("1.5", "-0", "inf", "nan", "nan:0x7f800001") names."""
+    if text.startswith("nan:0x"):
+        return int(text[6:], 16)
+    return float_bits(text)
 
 
 def parse_run(text: str, where: str) -> Run:
@@ -365,12 +450,19 @@ def check_run(kf: KernelFile, kernel: Kernel, run: Run) -> list[str]:
         if p.name not in run.args:
             problems.append(f"{where}: no --arg for parameter {p.name}")
         elif p.pointer != isinstance(run.args[p.name], list):
-            kind = "a [list]" if p.pointer else "an integer"
+            kind = "a [list]" if p.pointer else "a number"
             problems.append(f"{where}: parameter {p.name} needs {kind}")
     for name, value in run.args.items():
         if name not in names:
             problems.append(f"{where}: --arg {name} is not a parameter of {kernel.name}")
-        for v in value if isinstance(value, list) else [value]:
+            continue
+        ctype = next(p.ctype for p in kernel.params if p.name == name)
+        for token in value if isinstance(value, list) else [value]:
+            try:
+                v = word_value(token, ctype, f"{where}: --arg {name}")
+            except CorpusError as e:
+                problems.append(str(e))
+                continue
             if not -2**31 <= v < 2**32:
                 problems.append(f"{where}: --arg {name}: {v} is not a 32-bit value")
     return problems
@@ -378,8 +470,11 @@ def check_run(kf: KernelFile, kernel: Kernel, run: Run) -> list[str]:
 
 # ---- the C++ driver ------------------------------------------------------------------------
 
-def cpp_int(v: int, ctype: str) -> str:
-    return f"static_cast<{ctype}>(INT64_C({v}))"
+def cpp_value(token: str, ctype: str, float_fn: str = "std::bit_cast<float>") -> str:
+    """A C++ expression for a value token of type ctype (a float from its exact bits)."""
+    if ctype == "float":
+        return f"{float_fn}(UINT32_C(0x{float_bits(token):08x}))"
+    return f"static_cast<{ctype}>(INT64_C({int(token)}))"
 
 
 def driver_case(kernel: Kernel, run: Run, k: int) -> str:
@@ -388,18 +483,24 @@ def driver_case(kernel: Kernel, run: Run, k: int) -> str:
     for p in kernel.params:
         value = run.args[p.name]
         if p.pointer:
-            elems = ", ".join(cpp_int(v, p.ctype) for v in value)
+            elems = ", ".join(cpp_value(v, p.ctype) for v in value)
             lines.append(f"    std::vector<{p.ctype}> {p.name}_ = {{{elems}}};")
+            if p.ctype == "float":
+                lines.append(f"    const std::vector<float> {p.name}_initial_ = {p.name}_;")
             call.append(f"{p.name}_.data()")
         else:
-            call.append(cpp_int(value, p.ctype))
+            call.append(cpp_value(value, p.ctype))
     (gx, gy), (bx, by) = run.grid, run.block
     lines.append(f"    qgpu_emu::launch(dim3({gx}, {gy}), dim3({bx}, {by}), [&] {{ "
                  f"{kernel.name}({', '.join(call)}); }}, reverse);")
     pointers = [p for p in kernel.params if p.pointer]
     lines.append('    std::printf("{");')
     for i, p in enumerate(pointers):
-        lines.append(f'    qgpu_emu::print_array("{p.name}", {p.name}_, {str(i == 0).lower()});')
+        if p.ctype == "float":
+            lines.append(f'    qgpu_emu::print_float_array("{p.name}", {p.name}_, {p.name}_initial_, '
+                         f'{str(i == 0).lower()});')
+        else:
+            lines.append(f'    qgpu_emu::print_array("{p.name}", {p.name}_, {str(i == 0).lower()});')
     lines.append('    std::printf("}\\n");')
     lines.append("    return 0;")
     lines.append("  }")
@@ -451,9 +552,10 @@ def run_driver(exe: Path, n_cases: int, where: str) -> list[dict[str, list[int]]
 
 # ---- one kernel file end to end ----------------------------------------------------------------
 
-def format_expected(unsigned: list[str], cases: list[dict]) -> str:
+def format_expected(unsigned: list[str], floats: list[str], cases: list[dict]) -> str:
     """Readable JSON: one line per array, so a diff shows the case and array that changed."""
-    out = ["{", f'  "unsigned_params": {json.dumps(unsigned)},', '  "cases": [']
+    out = ["{", f'  "unsigned_params": {json.dumps(unsigned)},',
+           f'  "float_params": {json.dumps(floats)},', '  "cases": [']
     for i, case in enumerate(cases):
         out.append("    {")
         out.append(f'      "run": {json.dumps(case["run"])},')
@@ -487,7 +589,8 @@ def process(path: Path, cfg: Config) -> tuple[str, str | None, list[str]]:
     work.mkdir(parents=True, exist_ok=True)
     write_driver(kf, work / "driver.cpp")
     exe = work / "driver"
-    proc = subprocess.run([CXX, *cfg.flags, "-I", str(cfg.build_dir / "pch"), "-I",
+    flags = cfg.flags + (CONTRACT_FLAGS if kf.contract else [])
+    proc = subprocess.run([CXX, *flags, "-I", str(cfg.build_dir / "pch"), "-I",
                            str(ORACLE_DIR), str(work / "driver.cpp"),
                            str(cfg.build_dir / "cuda_emu.o"), "-o", str(exe)],
                           capture_output=True, text=True)
@@ -500,7 +603,16 @@ def process(path: Path, cfg: Config) -> tuple[str, str | None, list[str]]:
     cases = [{"run": r.text, "outputs": o} for r, o in zip(kf.runs, outputs)]
     unsigned = sorted({p.name for k in kf.kernels.values() for p in k.params
                        if p.pointer and p.ctype == "unsigned"})
-    return kf.name, format_expected(unsigned, cases), []
+    floats = sorted({p.name for k in kf.kernels.values() for p in k.params
+                     if p.pointer and p.ctype == "float"})
+    return kf.name, format_expected(unsigned, floats, cases), []
+
+
+def max_diff(want: list, got: list, bad: list[int]) -> str:
+    """", max |diff| N" over the differing int elements (float elements are strings)."""
+    diffs = [abs(want[j] - got[j]) for j in bad
+             if isinstance(want[j], int) and isinstance(got[j], int)]
+    return f", max |diff| {max(diffs)}" if diffs else ""
 
 
 def describe_difference(old_text: str, new_text: str) -> str:
@@ -519,9 +631,8 @@ def describe_difference(old_text: str, new_text: str) -> str:
                 return f"case {k}: array {name} changed shape"
             bad = [i for i in range(len(want)) if want[i] != got[i]]
             i = bad[0]
-            worst = max(abs(want[j] - got[j]) for j in bad)
             return (f"case {k}: {name}[{i}] committed {want[i]}, now {got[i]} "
-                    f"({len(bad)} of {len(want)} differ, max |diff| {worst})")
+                    f"({len(bad)} of {len(want)} differ{max_diff(want, got, bad)})")
     return "formatting differs"
 
 
@@ -560,7 +671,7 @@ def nvcc_driver_case(kernel: Kernel, run: Run, k: int) -> str:
     for p in kernel.params:
         value = run.args[p.name]
         if p.pointer:
-            elems = ", ".join(cpp_int(v, p.ctype) for v in value)
+            elems = ", ".join(cpp_value(v, p.ctype, "qgpu_f32") for v in value)
             lines.append(f"    std::vector<{p.ctype}> {p.name}_h_ = {{{elems}}};")
             lines.append(f"    {p.ctype} *{p.name}_d_ = nullptr;")
             lines.append(f"    QGPU_CHECK(cudaMalloc(&{p.name}_d_, {p.name}_h_.size() * sizeof({p.ctype})));")
@@ -568,7 +679,7 @@ def nvcc_driver_case(kernel: Kernel, run: Run, k: int) -> str:
                          f"{p.name}_h_.size() * sizeof({p.ctype}), cudaMemcpyHostToDevice));")
             call.append(f"{p.name}_d_")
         else:
-            call.append(cpp_int(value, p.ctype))
+            call.append(cpp_value(value, p.ctype, "qgpu_f32"))
     (gx, gy), (bx, by) = run.grid, run.block
     lines.append(f"    {kernel.name}<<<dim3({gx}, {gy}), dim3({bx}, {by})>>>({', '.join(call)});")
     lines.append("    QGPU_CHECK(cudaGetLastError());")
@@ -595,6 +706,7 @@ def write_nvcc_driver(kf: KernelFile, out: Path) -> None:
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 #include "{kf.path}"
 
@@ -612,6 +724,23 @@ static void qgpu_print_array(const char *name, const std::vector<T> &a, bool fir
   std::printf("%s\\"%s\\": [", first ? "" : ", ", name);
   for (size_t i = 0; i < a.size(); i++) std::printf(i ? ", %d" : "%d", (int)a[i]);
   std::printf("]");
+}}
+
+// A float array prints as its bits, "0f3fc00000" (gen_expected.py compares bits).
+static void qgpu_print_array(const char *name, const std::vector<float> &a, bool first) {{
+  std::printf("%s\\"%s\\": [", first ? "" : ", ", name);
+  for (size_t i = 0; i < a.size(); i++) {{
+    unsigned bits;
+    std::memcpy(&bits, &a[i], sizeof bits);
+    std::printf(i ? ", \\"0f%08x\\"" : "\\"0f%08x\\"", bits);
+  }}
+  std::printf("]");
+}}
+
+static float qgpu_f32(unsigned bits) {{
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
 }}
 
 static int qgpu_run_case(int qgpu_k_) {{
@@ -669,7 +798,9 @@ def run_nvcc_driver(exe: Path, cases: list[int]) -> tuple[int, dict[int, dict], 
 
 
 def compare_case(want: dict, got: dict) -> str | None:
-    """None when equal, else the first mismatches and max |diff|."""
+    """None when equal, else the first mismatches and max |diff| (of int elements).
+    A float element is compared by its bits: expected text ("1.5", "nan") against the
+    driver's "0f3fc00000"."""
     if set(want) != set(got):
         return f"arrays {sorted(got)} printed, {sorted(want)} expected"
     bad, worst = [], 0
@@ -678,7 +809,10 @@ def compare_case(want: dict, got: dict) -> str | None:
         if len(w) != len(g):
             return f"{name}: {len(g)} elements printed, {len(w)} expected"
         for i, (a, b) in enumerate(zip(w, g)):
-            if a != b:
+            if isinstance(a, str) or isinstance(b, str):
+                if not (isinstance(a, str) and isinstance(b, str)) or expected_bits(a) != float_bits(b):
+                    bad.append(f"{name}[{i}] expected {a}, got {b}")
+            elif a != b:
                 bad.append(f"{name}[{i}] expected {a}, got {b}")
                 worst = max(worst, abs(a - b))
     if not bad:

@@ -2,7 +2,7 @@
 """Compiles every kernels/*.cu to PTX with clang and reports what each kernel asks of qgpu.
 
 Per kernel entry: PTX instructions at -Os (entry plus the .funcs it calls), distinct virtual
-registers (%r, %rd, %p), the most non-predicate registers live at once (a %rd counts as one:
+registers (%r, %rd, %f, %p), the most non-predicate registers live at once (a %rd counts as one:
 its low 32 bits are all the machine keeps; ../shared/reference/ptx.md §7, §10), the most
 predicates live at once, __shared__/.global bytes, and opcodes outside the common subset.
 Fails a kernel over the instruction budget, a recursive one, or one whose __shared__ or
@@ -84,7 +84,7 @@ def statements(body: str) -> list[tuple[str | None, str]]:
     return out
 
 
-REG = re.compile(r"%(rd|r|p)\d+\b")
+REG = re.compile(r"%(rd|r|f|p)\d+\b")  # %f: float registers, in the same 15
 
 
 def defs_uses(instr: str) -> tuple[set[str], set[str]]:
@@ -197,6 +197,7 @@ def census(path: Path, clang: str) -> tuple[list[dict], list[str], list[str]]:
             "funcs": sorted(called),
             "r": len({r for s in instrs for r in re.findall(r"%r\d+\b", s)}),
             "rd": len({r for s in instrs for r in re.findall(r"%rd\d+\b", s)}),
+            "f": len({r for s in instrs for r in re.findall(r"%f\d+\b", s)}),
             "p": len({r for s in instrs for r in re.findall(r"%p\d+\b", s)}),
             "live": max(l[0] for l in live), "live_p": max(l[1] for l in live),
             "shared_bytes": shared_bytes, "global_bytes": global_bytes,
@@ -226,10 +227,10 @@ def census(path: Path, clang: str) -> tuple[list[dict], list[str], list[str]]:
 
 
 def print_table(rows: list[dict], markdown: bool) -> None:
-    head = ["file", "kernel", "insts", "calls", "%r", "%rd", "%p", "live", "live p", "shared B",
+    head = ["file", "kernel", "insts", "calls", "%r", "%rd", "%f", "%p", "live", "live p", "shared B",
             "rare opcodes"]
     cells = [[r["file"], r["kernel"], str(r["instructions"]), ",".join(r["funcs"]) or "-",
-              str(r["r"]), str(r["rd"]), str(r["p"]), str(r["live"]), str(r["live_p"]),
+              str(r["r"]), str(r["rd"]), str(r["f"]), str(r["p"]), str(r["live"]), str(r["live_p"]),
               str(r["shared_bytes"]), " ".join(r["rare"]) or "-"] for r in rows]
     if markdown:
         print("| " + " | ".join(head) + " |")

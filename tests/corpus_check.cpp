@@ -2,11 +2,19 @@
 // with the oracle's (kernels/expected/NAME.json, made by scripts/gen_expected.py from a
 // host-C++ emulation, never from qgpu). Prints the first mismatches and the largest
 // difference per array. Usage: corpus_check QGPU KERNEL.cu EXPECTED.json [extra qgpu args]
+//
+// The arrays named in the expected file's "float_params" hold floats: the oracle writes each
+// element as a string (the shortest std::to_chars text, "inf", "-inf", "nan", "nan:0x...");
+// qgpu --json writes a finite one as a JSON number with that same text and the others as
+// those strings. A number is compared by reading it back as a float and formatting it with
+// std::to_chars again, so "1.5" and 1.5 match, and 1.5000001 does not.
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 namespace {
@@ -21,12 +29,35 @@ std::string run_command(const std::string& cmd, int& status) {
   return out;
 }
 
+// A float element as the oracle writes it: a string stays as it is, a number becomes the
+// shortest text of the float it reads back as.
+std::string float_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_number()) return v.dump();
+  char buf[64];
+  *std::to_chars(buf, buf + sizeof buf - 1, static_cast<float>(v.get<double>())).ptr = '\0';
+  return buf;
+}
+
+// Prints up to 5 differing elements of a float array; true if equal.
+bool compare_floats(const std::string& name, const nlohmann::json& want, const nlohmann::json& got) {
+  int shown = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    std::string w = float_text(want[i]), g = float_text(got[i]);
+    if (w == g) continue;
+    if (shown++ < 5) fmt::print("  {}[{}]: expected {}, got {}\n", name, i, w, g);
+  }
+  if (shown) fmt::print("  {}: {} of {} differ\n", name, shown, want.size());
+  return shown == 0;
+}
+
 // Prints up to 5 differing elements and the largest absolute difference; true if equal.
-bool compare(const std::string& name, const nlohmann::json& want, const nlohmann::json& got) {
+bool compare(const std::string& name, const nlohmann::json& want, const nlohmann::json& got, bool is_float) {
   if (!got.is_array() || got.size() != want.size()) {
     fmt::print("  {}: expected {} values, got {}\n", name, want.size(), got.dump());
     return false;
   }
+  if (is_float) return compare_floats(name, want, got);
   int shown = 0;
   int64_t max_diff = 0;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -49,6 +80,9 @@ int main(int argc, char** argv) {
   std::string extra;
   for (int i = 4; i < argc; ++i) extra += std::string(" ") + argv[i];
   nlohmann::json expected = nlohmann::json::parse(std::ifstream(argv[3]));
+  std::set<std::string> float_params;
+  if (expected.contains("float_params"))
+    for (const nlohmann::json& p : expected.at("float_params")) float_params.insert(p.get<std::string>());
   int failed = 0, n = 0;
   for (const nlohmann::json& c : expected.at("cases")) {
     ++n;
@@ -61,10 +95,10 @@ int main(int argc, char** argv) {
       ++failed;
       continue;
     }
-    nlohmann::json got = nlohmann::json::parse(out, nullptr, false);
+    nlohmann::json got = nlohmann::json::parse(out, nullptr, false);  // a float -0 prints as -0.0
     bool ok = !got.is_discarded();
     for (auto& [name, want] : c.at("outputs").items())
-      ok = ok && compare(name, want, got["outputs"][name]);
+      ok = ok && compare(name, want, got["outputs"][name], float_params.count(name) > 0);
     fmt::print("  {} ({} tokens)\n", ok ? "ok" : "MISMATCH", ok ? got["tokens"].get<int64_t>() : 0);
     failed += !ok;
   }

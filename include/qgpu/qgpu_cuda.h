@@ -3,7 +3,10 @@
  * qgpu compiles kernels with clang in CUDA device mode without a CUDA SDK
  * (-nocudainc -nocudalib), so this header supplies what nvcc's runtime headers would:
  * the qualifiers, the thread/block built-ins, __syncthreads, integer atomics,
- * min/max/abs and bit intrinsics, warp shuffles, votes and __syncwarp (warpSize is 4). A .cu file written for nvcc compiles unchanged.
+ * min/max/abs and bit intrinsics, warp shuffles, votes and __syncwarp (warpSize is 4), and
+ * the float (IEEE binary32) functions and intrinsics the machine has exactly: fmaf, sqrtf,
+ * fminf, fmaxf, fabsf, floorf, ceilf, truncf, rintf, the round-to-nearest __f*_rn
+ * intrinsics, conversions and bit casts. A .cu file written for nvcc compiles unchanged.
  * Under nvcc this header does nothing. */
 #ifndef QGPU_CUDA_H
 #define QGPU_CUDA_H
@@ -73,6 +76,53 @@ static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
   return (unsigned)(((unsigned long long)a * b) >> 32);
 }
 
+/* Floats (IEEE binary32, round to nearest even, subnormals kept: docs/isa.md). The libm
+ * functions are clang builtins (llvm.fma/sqrt/minnum/maxnum/fabs/floor/ceil/trunc/rint ->
+ * fma.rn, sqrt.rn, min, max, abs, cvt.rmi/rpi/rzi/rni.f32.f32); the __f*_rn intrinsics are
+ * NVVM builtins that clang never contracts into an fma (a*b+c written with operators may
+ * become fma.rn.f32: clang contracts by default in CUDA mode). No approximate functions
+ * (__expf, __sinf, __fdividef, ...), no float atomics. */
+static __device__ __forceinline__ float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+static __device__ __forceinline__ float sqrtf(float x) { return __builtin_sqrtf(x); }
+static __device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
+static __device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
+static __device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
+static __device__ __forceinline__ float floorf(float x) { return __builtin_floorf(x); }
+static __device__ __forceinline__ float ceilf(float x) { return __builtin_ceilf(x); }
+static __device__ __forceinline__ float truncf(float x) { return __builtin_truncf(x); }
+static __device__ __forceinline__ float rintf(float x) { return __builtin_rintf(x); }
+static __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
+static __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
+
+/* __fadd_rn, __fsub_rn and __fmul_rn are never fused into an fma (CUDA's promise; the point
+ * of writing them). clang turns __nvvm_{add,mul}_rn_f into plain fadd/fmul, which its
+ * -ffp-contract=fast (the CUDA default) then fuses with a neighbouring add or multiply, so
+ * they are inline PTX here, as nvcc emits them: add.rn, sub.rn, mul.rn (an explicit .rn
+ * also tells ptxas not to contract). */
+#define QGPU_FLOAT_RN(name, op)                                                                \
+  static __device__ __forceinline__ float name(float a, float b) {                            \
+    float r;                                                                                   \
+    asm(op ".rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));                                  \
+    return r;                                                                                  \
+  }
+QGPU_FLOAT_RN(__fadd_rn, "add")
+QGPU_FLOAT_RN(__fsub_rn, "sub")
+QGPU_FLOAT_RN(__fmul_rn, "mul")
+#undef QGPU_FLOAT_RN
+static __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+static __device__ __forceinline__ float __fdiv_rn(float a, float b) { return __nvvm_div_rn_f(a, b); }
+static __device__ __forceinline__ float __fsqrt_rn(float x) { return __nvvm_sqrt_rn_f(x); }
+
+static __device__ __forceinline__ int __float2int_rz(float x) { return __nvvm_f2i_rz(x); }
+static __device__ __forceinline__ int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
+static __device__ __forceinline__ unsigned __float2uint_rz(float x) { return __nvvm_f2ui_rz(x); }
+static __device__ __forceinline__ float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
+static __device__ __forceinline__ float __uint2float_rn(unsigned x) { return __nvvm_ui2f_rn(x); }
+static __device__ __forceinline__ int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+static __device__ __forceinline__ unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
+static __device__ __forceinline__ float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
+static __device__ __forceinline__ float __uint_as_float(unsigned x) { return __builtin_bit_cast(float, x); }
+
 /* Warp-level functions, as CUDA's own headers write them: shfl.sync and vote.sync in
  * inline PTX. qgpu compiles each into a few ops of the machine through memory (a word
  * per lane and one per warp: docs/isa.md, "Warp shuffles and votes"). The c operand
@@ -92,6 +142,15 @@ QGPU_SHFL(__shfl_up_sync, "up", 0)
 QGPU_SHFL(__shfl_down_sync, "down", 0x1f)
 QGPU_SHFL(__shfl_xor_sync, "bfly", 0x1f)
 #undef QGPU_SHFL
+#define QGPU_SHFL_FLOAT(name)                                                                  \
+  static __device__ __forceinline__ float name(unsigned mask, float var, int b, int width = warpSize) { \
+    return __int_as_float(name(mask, __float_as_int(var), b, width));                         \
+  }
+QGPU_SHFL_FLOAT(__shfl_sync)
+QGPU_SHFL_FLOAT(__shfl_up_sync)
+QGPU_SHFL_FLOAT(__shfl_down_sync)
+QGPU_SHFL_FLOAT(__shfl_xor_sync)
+#undef QGPU_SHFL_FLOAT
 
 static __device__ __forceinline__ unsigned __ballot_sync(unsigned mask, int predicate) {
   unsigned r;

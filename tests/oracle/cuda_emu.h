@@ -20,6 +20,17 @@
 //   warp functions from different places (divergent lanes), a shuffle reading a lane that has
 //   returned or has no thread, a width other than 1, 2 or 4. The mask argument is not checked.
 // - min/max/abs and the bit intrinsics follow CUDA's integer definitions.
+// - floats are the host's binary32 (x86-64 SSE: every + - * / and sqrt correctly rounded to
+//   nearest even, subnormals kept) with the qgpu machine's definitions where C's differ:
+//   fminf/fmaxf (a NaN operand gives the other one, -0 < +0), fabsf/floorf/ceilf/truncf/
+//   rintf/sqrtf/fmaf and the __f*_rn intrinsics return the canonical NaN 0x7fffffff, and the
+//   float->int conversions saturate (NaN -> 0) instead of being undefined. The libm names are
+//   macros for qgpu_emu's versions (defined after every header is in). A NaN made by an
+//   operator (0.f / 0.f) has the host's payload: the driver prints every NaN in a float
+//   array that the kernel changed as the canonical "nan" (print_float_array).
+// - compile the kernels with -ffp-contract=off, so that a*b+c is two roundings, as the
+//   corpus kernels that want one write fmaf(a, b, c); a kernel marked `// oracle: contract`
+//   is compiled with -mfma -ffp-contract=fast instead (gen_expected.py).
 // Compile the kernels with -fwrapv: CUDA integers wrap, and so must the oracle's.
 #pragma once
 
@@ -28,7 +39,9 @@
 #include <atomic>
 #include <barrier>
 #include <bit>
+#include <charconv>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -143,6 +156,92 @@ inline unsigned __brev(unsigned x) {
 inline int __mulhi(int a, int b) { return (int)(((int64_t)a * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a * b) >> 32); }
 
+// ---- floats: the machine's binary32 semantics (docs/isa.md) -------------------------
+
+namespace qgpu_emu {
+constexpr uint32_t kCanonicalNan = 0x7fffffffu;  // every NaN the machine's ops produce
+
+inline float canon(float x) { return std::isnan(x) ? std::bit_cast<float>(kCanonicalNan) : x; }
+
+// Keeps g++ from fusing what a kernel wrote as separate roundings (__fmul_rn(a, b) + c under
+// -ffp-contract=fast): the value passes through an empty asm, in an SSE register.
+inline float opaque(float x) {
+  asm("" : "+x"(x));
+  return x;
+}
+
+inline float fminf(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? std::bit_cast<float>(kCanonicalNan) : b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? a : b;  // -0 < +0
+  return a < b ? a : b;
+}
+inline float fmaxf(float a, float b) {
+  if (std::isnan(a)) return std::isnan(b) ? std::bit_cast<float>(kCanonicalNan) : b;
+  if (std::isnan(b)) return a;
+  if (a == b) return std::signbit(a) ? b : a;  // +0 > -0
+  return a > b ? a : b;
+}
+inline float fabsf(float x) {
+  return std::isnan(x) ? std::bit_cast<float>(kCanonicalNan)
+                       : std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0x7fffffffu);
+}
+inline float sqrtf(float x) { return canon(std::sqrt(opaque(x))); }
+inline float fmaf(float a, float b, float c) { return canon(std::fma(a, b, c)); }  // one rounding
+inline float floorf(float x) { return canon(std::floor(x)); }
+inline float ceilf(float x) { return canon(std::ceil(x)); }
+inline float truncf(float x) { return canon(std::trunc(x)); }
+inline float rintf(float x) { return canon(std::nearbyint(x)); }  // ties to even (the default mode)
+
+inline float fadd_rn(float a, float b) { return canon(opaque(opaque(a) + opaque(b))); }
+inline float fsub_rn(float a, float b) { return canon(opaque(opaque(a) - opaque(b))); }
+inline float fmul_rn(float a, float b) { return canon(opaque(opaque(a) * opaque(b))); }
+inline float fdiv_rn(float a, float b) { return canon(opaque(opaque(a) / opaque(b))); }
+
+// float -> int toward zero, saturating, NaN -> 0 (cvt.rzi.s32.f32).
+inline int float2int_rz(float x) {
+  if (std::isnan(x)) return 0;
+  if (x >= 2147483648.0f) return INT_MAX;
+  if (x < -2147483648.0f) return INT_MIN;
+  return static_cast<int>(x);
+}
+inline unsigned float2uint_rz(float x) {
+  if (std::isnan(x) || x < 1.0f) return 0;  // (-1, 1) truncates to 0; <= -1 saturates to 0
+  if (x >= 4294967296.0f) return UINT_MAX;
+  return static_cast<unsigned>(x);
+}
+}  // namespace qgpu_emu
+
+inline float min(float a, float b) { return qgpu_emu::fminf(a, b); }  // CUDA's float overloads
+inline float max(float a, float b) { return qgpu_emu::fmaxf(a, b); }
+inline float __fadd_rn(float a, float b) { return qgpu_emu::fadd_rn(a, b); }
+inline float __fsub_rn(float a, float b) { return qgpu_emu::fsub_rn(a, b); }
+inline float __fmul_rn(float a, float b) { return qgpu_emu::fmul_rn(a, b); }
+inline float __fdiv_rn(float a, float b) { return qgpu_emu::fdiv_rn(a, b); }
+inline float __fmaf_rn(float a, float b, float c) { return qgpu_emu::fmaf(a, b, c); }
+inline float __fsqrt_rn(float x) { return qgpu_emu::sqrtf(x); }
+inline int __float2int_rz(float x) { return qgpu_emu::float2int_rz(x); }
+inline unsigned __float2uint_rz(float x) { return qgpu_emu::float2uint_rz(x); }
+inline int __float2int_rn(float x) { return qgpu_emu::float2int_rz(std::nearbyint(x)); }  // half to even
+inline float __int2float_rn(int x) { return static_cast<float>(x); }            // cvtsi2ss: nearest even
+inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
+inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
+inline unsigned __float_as_uint(float x) { return std::bit_cast<unsigned>(x); }
+inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
+inline float __uint_as_float(unsigned x) { return std::bit_cast<float>(x); }
+
+// <cmath> declares these in the global namespace with C's definitions; a kernel gets the
+// machine's. (Every header is included above, so the macros reach only the kernel file.)
+#define fminf qgpu_emu::fminf
+#define fmaxf qgpu_emu::fmaxf
+#define fabsf qgpu_emu::fabsf
+#define sqrtf qgpu_emu::sqrtf
+#define fmaf qgpu_emu::fmaf
+#define floorf qgpu_emu::floorf
+#define ceilf qgpu_emu::ceilf
+#define truncf qgpu_emu::truncf
+#define rintf qgpu_emu::rintf
+
 // ---- warp functions: shuffles and votes over the 4 lanes of a warp ------------------
 
 namespace qgpu_emu {
@@ -252,6 +351,18 @@ QGPU_EMU_SHUFFLES(int)
 QGPU_EMU_SHUFFLES(unsigned)
 #undef QGPU_EMU_SHUFFLES
 
+// float shuffles move the bits (CUDA's float overloads).
+#define QGPU_EMU_FLOAT_SHUFFLE(name, B)                                                      \
+  inline float name(unsigned mask, float v, B b, int width = warpSize,                       \
+                    std::source_location loc = std::source_location::current()) {            \
+    return std::bit_cast<float>(name(mask, std::bit_cast<unsigned>(v), b, width, loc));      \
+  }
+QGPU_EMU_FLOAT_SHUFFLE(__shfl_sync, int)
+QGPU_EMU_FLOAT_SHUFFLE(__shfl_up_sync, unsigned)
+QGPU_EMU_FLOAT_SHUFFLE(__shfl_down_sync, unsigned)
+QGPU_EMU_FLOAT_SHUFFLE(__shfl_xor_sync, int)
+#undef QGPU_EMU_FLOAT_SHUFFLE
+
 // Bit i: live lane i (one that has not returned) whose pred is nonzero, and bit i of mask.
 inline unsigned __ballot_sync(unsigned mask, int pred,
                               std::source_location loc = std::source_location::current()) {
@@ -296,6 +407,32 @@ template <class T>
 void print_array(const char *name, const std::vector<T> &a, bool first) {
   std::printf("%s\"%s\": [", first ? "" : ", ", name);
   for (size_t i = 0; i < a.size(); i++) std::printf(i ? ", %d" : "%d", (int)a[i]);
+  std::printf("]");
+}
+
+// Prints one float array as `"name": ["1.5", ...]`: every element as a JSON string, the
+// shortest text that reads back as the same float (std::to_chars), "inf", "-inf", "nan" for
+// the canonical NaN 0x7fffffff and "nan:0x%08x" for another NaN. A NaN the kernel wrote (its
+// bits differ from the array's initial contents at that index) prints as "nan" whatever its
+// payload: the machine's ops all produce 0x7fffffff, the host's (0.f / 0.f) do not.
+inline void print_float_array(const char *name, const std::vector<float> &a,
+                              const std::vector<float> &initial, bool first) {
+  std::printf("%s\"%s\": [", first ? "" : ", ", name);
+  for (size_t i = 0; i < a.size(); i++) {
+    const uint32_t bits = std::bit_cast<uint32_t>(a[i]);
+    char text[64];
+    if (std::isnan(a[i])) {
+      if (bits == kCanonicalNan || bits != std::bit_cast<uint32_t>(initial[i]))
+        std::snprintf(text, sizeof text, "nan");
+      else
+        std::snprintf(text, sizeof text, "nan:0x%08x", (unsigned)bits);
+    } else if (std::isinf(a[i])) {
+      std::snprintf(text, sizeof text, "%s", a[i] < 0 ? "-inf" : "inf");
+    } else {
+      *std::to_chars(text, text + sizeof text - 1, a[i]).ptr = '\0';
+    }
+    std::printf(i ? ", \"%s\"" : "\"%s\"", text);
+  }
   std::printf("]");
 }
 
