@@ -158,7 +158,7 @@ void load_checkpoint_files(const fs::path& dir) {
 
 // Under ASan every run is about 3x slower: fewer kills there (the dev run has them all).
 #if defined(QGPU_ASAN)
-constexpr int kBuildKills = 3, kCompileKills = 2;
+constexpr int kBuildKills = 2, kCompileKills = 2;
 #else
 constexpr int kBuildKills = 10, kCompileKills = 5;
 #endif
