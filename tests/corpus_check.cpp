@@ -10,12 +10,13 @@
 // std::to_chars again, so "1.5" and 1.5 match, and 1.5000001 does not.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+
+#include "float_text.h"
 
 namespace {
 
@@ -29,21 +30,11 @@ std::string run_command(const std::string& cmd, int& status) {
   return out;
 }
 
-// A float element as the oracle writes it: a string stays as it is, a number becomes the
-// shortest text of the float it reads back as.
-std::string float_text(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (!v.is_number()) return v.dump();
-  char buf[64];
-  *std::to_chars(buf, buf + sizeof buf - 1, static_cast<float>(v.get<double>())).ptr = '\0';
-  return buf;
-}
-
 // Prints up to 5 differing elements of a float array; true if equal.
 bool compare_floats(const std::string& name, const nlohmann::json& want, const nlohmann::json& got) {
   int shown = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    std::string w = float_text(want[i]), g = float_text(got[i]);
+    std::string w = qgpu::test_util::float_text(want[i]), g = qgpu::test_util::float_text(got[i]);
     if (w == g) continue;
     if (shown++ < 5) fmt::print("  {}[{}]: expected {}, got {}\n", name, i, w, g);
   }

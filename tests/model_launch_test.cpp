@@ -6,7 +6,9 @@
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
 // divergence, compares, predicate logic, guards), examples/mul.qasm (mul.lo, mad.lo),
 // examples/bits.qasm (popc, clz, brev at their edges), examples/grid2d.qasm (%ctaid on a
-// 13 x 19 grid: the block index divided by the width) and random programs (on 2D grids) of the ops the ALU
+// 13 x 19 grid: the block index divided by the width), examples/float_compare.qasm (the
+// binary32 compares, min, max, neg, abs on +-0, NaNs, infinities, subnormals), random
+// programs of those on edge words, and random programs (on 2D grids) of the ops the ALU
 // has so far (mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, or, xor, not, shifts,
 // popc, clz, brev, selp, ld, st, setp.*,
 // predicate logic, guards, exit) with random
@@ -103,21 +105,69 @@ Case random_case(int seed) {
   return {fmt::format("random{}", seed), assemble(text, fmt::format("random{}.qasm", seed))};
 }
 
+// A random program of the binary32 ops the model has (the twelve compares, min, max, neg,
+// abs) on words drawn from the edges (+-0, subnormals, the largest, infinities, NaNs of
+// every kind) and random bits, from registers, float immediates and specials; each
+// compare's predicate picks one of two words with selp, and the words are stored.
+Case random_float_case(int seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const uint32_t edges[] = {0u,          0x80000000u, 1u,          0x80000001u, 0x007fffffu, 0x00800000u,
+                            0x3f800000u, 0xbf800000u, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u,
+                            0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x7fffffffu, 0x40400000u, 0xc0400000u};
+  auto word = [&]() { return pick(4) == 0 ? static_cast<uint32_t>(rng()) : edges[pick(static_cast<int>(std::size(edges)))]; };
+  const int bx = 1 + pick(8), by = 1 + pick(16 / bx);
+  std::string text = fmt::format(".kernel rfloat{}\n.grid {} 1\n.block {} {}\n.array a 16 =", seed, 1 + pick(2), bx, by);
+  for (int i = 0; i < 16; ++i) text += fmt::format("{} 0f{:08x}", i ? "," : "", word());
+  text += "\n.array out 16\n.array out2 16\n    mov r0, %tid.x\n    and r0, r0, 7\n    shl r0, r0, 2\n";
+  text += "    ld r1, [r0+a]\n    ld r2, [r0+a+32]\n";
+  std::vector<int> written = {1, 2};
+  auto reg = [&]() { return fmt::format("r{}", written[pick(static_cast<int>(written.size()))]); };
+  auto operand = [&]() -> std::string {
+    switch (pick(6)) {
+      case 0: return fmt::format("0f{:08x}", word());
+      case 1: return pick(2) ? "%tid.x" : "%laneid";
+      default: return reg();
+    }
+  };
+  const char* compares[] = {"eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu"};
+  const char* binary[] = {"min.f32", "max.f32"};
+  const char* unary[] = {"neg.f32", "abs.f32"};
+  for (int i = 0; i < 10; ++i) {
+    const int d = 3 + pick(9);
+    std::string a = operand(), b = operand();
+    if (a[0] == '0' && pick(2)) a = reg();  // an immediate a now and then (the shared class on port a)
+    if (a[0] == '0' && b[0] == '0') b = reg();  // one immediate an instruction
+    switch (pick(4)) {
+      case 0: text += fmt::format("    {} r{}, {}\n", unary[pick(2)], d, b); break;
+      case 1: text += fmt::format("    {} r{}, {}, {}\n", binary[pick(2)], d, a, b); break;
+      default:
+        text += fmt::format("    setp.{}.f32 p{}, {}, {}\n", compares[pick(12)], i % 4, a, b);
+        text += fmt::format("    selp r{}, {}, {}, p{}\n", d, reg(), reg(), i % 4);
+    }
+    written.push_back(d);
+  }
+  text += fmt::format("    st [r0+out], r{}\n    st [r0+out2], r{}\n    exit\n", written.back(), written[written.size() - 2]);
+  return {fmt::format("rfloat{}", seed), assemble(text, fmt::format("rfloat{}.qasm", seed))};
+}
+
 std::vector<Case> cases() {
   std::vector<Case> c;
 #if defined(QGPU_ASAN)
   // ASan+UBSan runs the engine several times slower: the same code on fewer and shorter
   // programs, every kind of op still among them (grid2d is 5,463 records of what lanes
   // does in 482; atomic_update 500 of what atomics does in 239).
-  const std::vector<const char*> names = {"lanes", "loops", "mul", "bits", "atomics"};
+  const std::vector<const char*> names = {"lanes", "loops", "mul", "bits", "atomics", "float_compare"};
   const int seeds = 1;
 #else
-  const std::vector<const char*> names = {"lanes", "loops", "mul", "bits", "grid2d", "atomics", "atomic_update"};
+  const std::vector<const char*> names = {"lanes", "loops", "mul", "bits", "grid2d", "atomics", "atomic_update",
+                                          "float_compare"};
   const int seeds = 4;
 #endif
   for (const char* name : names)
     c.push_back({name, assemble(test_util::read_file(fmt::format("{}/examples/{}.qasm", QGPU_SOURCE_DIR, name)), name)});
   for (int seed = 1; seed <= seeds; ++seed) c.push_back(random_case(seed));
+  for (int seed = 1; seed <= seeds; ++seed) c.push_back(random_float_case(seed));
   return c;
 }
 

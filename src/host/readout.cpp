@@ -79,7 +79,7 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
     if (all_zero(op)) continue;  // never written
     auto code = [&](int f, const char* name) {
       std::vector<float> r = field(f);
-      return one_hot(r, 0, 64, peak_of(r), fmt::format("ROM block {} {}", blk, name));
+      return one_hot(r, 0, lift::kFx, peak_of(r), fmt::format("ROM block {} {}", blk, name));
     };
     RomSlot& slot = rom[blk];
     int o = code(0, "op");

@@ -202,11 +202,18 @@ void execute_fields(Layout& l) {
     l.add("cu" + s, 3, B(M(8)));        // L8 MLP: a against b, unsigned: lt, eq, gt
     l.add("cs" + s, 3, B(M(8)));        // signed
     l.add("pb" + s, 2, H(B(M(13))));    // L13 MLP: the pred record's bit: 0 set, 1 clear
+    // The binary32 compares (stage_pred.cpp), 0 yes, 1 no: L6 MLP: a is a NaN, b is,
+    // both are +-0, both have the sign bit; L9 MLP: the IEEE order of a and b (lt, eq,
+    // gt, unordered) and min / max's order (lt, eq, gt with -0 < +0; a NaN, b NaN, both).
+    for (const char* f : {"fna", "fnb", "fbz", "fbn"}) l.add(f + s, 2, C(M(6), M(9), 1));
+    l.add("fcf" + s, 4, C(M(9), M(13), 1));
+    l.add("fmo" + s, 6, C(M(9), M(13), 1));
   }
+  l.add("oan", 2, C(M(9), M(14), 1));  // L9 MLP: 0 lane nl's operand a is a NaN (neg.f32, abs.f32)
   // The logic ops and min / max (stage_select.cpp).
   l.add("lbit", 8 * 4 * 2, B(M(11)));  // L11 MLP: per nibble and bit: 0 on, 1 off
   l.add("lg", 128, B(M(12)));         // L12 MLP: the logic op's word
-  l.add("pka", 2, B(M(13)));          // L13 MLP: min / max take 0 a, 1 b
+  l.add("pka", 3, B(M(13)));          // L13 MLP: min / max take 0 a, 1 b, 2 the canonical NaN (min.f32, max.f32)
   l.add("sa", 33, B(M(11)));          // L11 MLP: the shift amount (32: 32 or more)
   l.add("sbit", 32 * 2, B(M(13)));    // L13 MLP: the shifted word's bits: 0 on, 1 off
   // An atomic's update at the token that consumes lane j's old word (stage_atomic.cpp).
@@ -272,10 +279,10 @@ std::vector<int> machine_hots() {
       kWarps * kLanes + 1 + 2 + 2 + 3 + kOpSetCount,  // L4 MLP: rs, wmore, nk, tidx, tidy, ctx, cq2, opf
       0,                                  // L5: attention no-op
       1 + kMaxCtas + 3 * 8,               // L5 MLP: nw, rel, oa, ob, oc
-      0, 96 + 8 + 2 * kLanes + 3 + 1 + 8 + 3,  // L6 MLP: une; jc; ch, cl, bar, barq, sfam; xat, jb, ja
+      0, 96 + 8 + 2 * kLanes + 3 + 1 + 8 + 3 + 4 * kLanes,  // L6 MLP: une; jc; ch, cl, bar, barq, sfam; xat, jb, ja; fna, fnb, fbz, fbn
       0, 10 * kLanes + 8 + 1 + 8 + 8 + 3 + 3 + 8 + 1,  // L7 MLP: cmpn, cms, pl; mw; uni; xs, xcl, ys, ycl; xc, xcs
       0, 8 * kMulPairs + 8 * 10 + 2 * kLanes,  // L8 MLP: plo, phi, pbt; cu, cs
-      0, 7 + 7 + 7 + 6 + 4,               // L9 MLP: cam, cad, cbm, cbd, chm
+      0, 7 + 7 + 7 + 6 + 4 + 2 * kLanes + 1,  // L9 MLP: cam, cad, cbm, cbd, chm; fcf, fmo, oan
       0, 8 + 7,                           // L10 MLP: em, ed
       0, 16 + 32 + 1 + 7 + 2 + 2,         // L11 MLP: as, acl; lbit, sa; xcar, ycar; xcu, xcg
       0, 6 + 7 + 8 + 2 + 1,               // L12 MLP: cmp; car; lg; xw, xpk

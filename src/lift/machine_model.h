@@ -82,6 +82,9 @@ constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1)
 // the adder, so `ld` reads at lane nl's address.
 inline constexpr int kMemoryLayer = 14;
 inline constexpr int kMemoryHead = 0;
+// The codes a ROM field token holds (`fx`, `f_op`): op + 1 (0 the empty block), or a
+// guard or operand field code. 64 until the binary32 ops took the ops past 63.
+inline constexpr int kFx = 96;
 inline constexpr int kRomLayer = 1;
 // ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
 inline constexpr int kRomHeadCount = 7;

@@ -3,7 +3,8 @@
 //   L14 GDN head 0 (memory, stage_image.cpp) also reads: a `ld` reads the word at lane
 //      nl's address (the adder's sum), every other token the null slot: mr;
 //   L14 MLP: res, lane nl's result word (mov: oa; add, sub, neg, mul.lo, mad.lo: the sum; abs: the sum or
-//      oa by a's sign; ld: mr; selp: oa or ob by oc; min, max: by pka; and, or, xor, not:
+//      oa by a's sign; ld: mr; selp: oa or ob by oc; min, max (and .f32): by pka; neg.f32,
+//      abs.f32: oa's sign bit flipped or cleared, the canonical NaN for a NaN; and, or, xor, not:
 //      lg; shifts: sbit's nibbles; ops the ALU does not have yet: 0); fits, whether it is a one-token value
 //      (-256..511); ef, the record family: a body record (value, its next byte m1 m2 t,
 //      pred, br, st) while the step's body goes on, else the scheduler's (bar, sched,
@@ -20,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "gpu/alu.h"
 #include "gpu/isa.h"
 #include "lift/machine_model.h"
 #include "lift/stages.h"
@@ -58,34 +60,50 @@ void build_load(Net& n) {
   for (int j = 0; j < 128; ++j) m.read(j, n.dim("mr", j), 8);
 }
 
-// res and fits for one source word (`from`) when the literals `when` hold.
-void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::string& from) {
+// res and fits for one source word (`from`) when the literals `when` hold; the top nibble u
+// becomes (u & top_and) ^ top_xor (neg.f32 flips the sign bit, abs.f32 clears it).
+void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::string& from, int top_and = 15,
+                  int top_xor = 0) {
   auto with = [&](std::vector<Lit> more) {
     more.insert(more.begin(), when.begin(), when.end());
     return more;
   };
-  for (int j = 0; j < 128; ++j) m.rule(with({{n.dim(from, j)}}), {n.dim("res", j)});
-  auto d = [&](int g, int v) { return n.dim(from, 16 * g + v); };
+  auto mapped = [&](int g, int u) { return g == 7 ? (u & top_and) ^ top_xor : u; };
+  for (int g = 0; g < 8; ++g)
+    for (int u = 0; u < 16; ++u) m.rule(with({{n.dim(from, 16 * g + u)}}), {n.dim("res", 16 * g + mapped(g, u))});
+  // The source dims of nibble g whose result is one of the values [lo, hi] (none: a rule with
+  // it never fires and is left out).
+  auto d = [&](int g, int lo, int hi) {
+    Lit lit;
+    for (int u = 0; u < 16; ++u)
+      if (mapped(g, u) >= lo && mapped(g, u) <= hi) lit.push_back(n.dim(from, 16 * g + u));
+    return lit;
+  };
+  auto rule = [&](const std::vector<Lit>& lits, int out) {
+    if (std::none_of(lits.begin(), lits.end(), [](const Lit& lit) { return lit.empty(); })) m.rule(lits, {out});
+  };
   const int yes = n.dim("fits", 0), no = n.dim("fits", 1);
   // 0..511: nibble 2 is 0 or 1, 3..7 are 0; -256..-1: nibbles 2..7 are 15.
-  std::vector<Lit> small = with({{d(2, 0), d(2, 1)}}), negative = with({{d(2, 15)}});
+  std::vector<Lit> small = with({d(2, 0, 1)}), negative = with({d(2, 15, 15)});
   for (int g = 3; g < 8; ++g) {
     std::vector<Lit> not_small = small, not_negative = negative;
-    Lit other_zero, other_f;
-    for (int v = 1; v < 16; ++v) other_zero.push_back(d(g, v));
-    for (int v = 0; v < 15; ++v) other_f.push_back(d(g, v));
-    not_small.push_back(other_zero);
-    not_negative.push_back(other_f);
-    m.rule(not_small, {no});
-    m.rule(not_negative, {no});
-    small.push_back({d(g, 0)});
-    negative.push_back({d(g, 15)});
+    not_small.push_back(d(g, 1, 15));
+    not_negative.push_back(d(g, 0, 14));
+    rule(not_small, no);
+    rule(not_negative, no);
+    small.push_back(d(g, 0, 0));
+    negative.push_back(d(g, 15, 15));
   }
-  m.rule(small, {yes});
-  m.rule(negative, {yes});
-  Lit middle;
-  for (int v = 2; v < 15; ++v) middle.push_back(d(2, v));
-  m.rule(with({middle}), {no});
+  rule(small, yes);
+  rule(negative, yes);
+  rule(with({d(2, 2, 14)}), no);
+}
+
+// res = NVIDIA's canonical NaN (0x7fffffff: not a one-token value) when the literals hold.
+void canonical_nan_rule(Net& n, Mlp& m, const std::vector<Lit>& when) {
+  std::vector<int> out = {n.dim("fits", 1)};
+  for (int g = 0; g < 8; ++g) out.push_back(n.dim("res", 16 * g + nib(kCanonicalNaN, g)));
+  m.rule(when, out);
 }
 
 // The shifts' res and fits from sbit's rails (0 on, 1 off): a nibble is its four bits; a
@@ -115,7 +133,8 @@ void shift_results(Net& n, Mlp& m, const Lit& shifts) {
 constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, Op::kLd, Op::kSelp, Op::kMinS, Op::kMinU,
                              Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS,
                              Op::kMulLo, Op::kMadLo, Op::kPopc, Op::kClz, Op::kBrev, Op::kAtomAdd, Op::kAtomMinS,
-                             Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas};
+                             Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas,
+                             Op::kMinF, Op::kMaxF, Op::kNegF, Op::kAbsF};
 
 void results(Net& n, Mlp& m) {
   auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
@@ -128,9 +147,14 @@ void results(Net& n, Mlp& m) {
   Lit not_one = n.dims("oc", 2, 14);
   not_one.push_back(n.dim("oc", 0));
   result_rules(n, m, {ops({Op::kSelp}), not_one}, "ob");
-  const Lit minmax = ops({Op::kMinS, Op::kMinU, Op::kMaxS, Op::kMaxU});
+  const Lit minmax = ops({Op::kMinS, Op::kMinU, Op::kMaxS, Op::kMaxU, Op::kMinF, Op::kMaxF});
   result_rules(n, m, {minmax, {n.dim("pka", 0)}}, "oa");
   result_rules(n, m, {minmax, {n.dim("pka", 1)}}, "ob");
+  canonical_nan_rule(n, m, {minmax, {n.dim("pka", 2)}});  // min.f32, max.f32 of two NaNs
+  const Lit no_nan = {n.dim("oan", 1)};
+  result_rules(n, m, {ops({Op::kNegF}), no_nan}, "oa", 15, 8);
+  result_rules(n, m, {ops({Op::kAbsF}), no_nan}, "oa", 7, 0);
+  canonical_nan_rule(n, m, {ops({Op::kNegF, Op::kAbsF}), {n.dim("oan", 0)}});
   result_rules(n, m, {ops({Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kPopc, Op::kClz, Op::kBrev})}, "lg");
   shift_results(n, m, ops({Op::kShl, Op::kShrU, Op::kShrS}));
   std::vector<int> zero = {n.dim("fits", 0)};
@@ -293,9 +317,10 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     const bool built = e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
                        e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
     const bool atomic = e == Effect::kAtomic;
-    if (is_float_op(in.op))
-      return fmt::format("block {}: {} (the model's ALU has no floating point yet: binary32 kernels run on the "
-                         "interpreter, --engine interp, which is exact to IEEE-754 and NVIDIA's NaN)",
+    if (is_float_op(in.op) && !built)
+      return fmt::format("block {}: {} (the model's ALU has the floating point compares, min, max, neg and abs, "
+                         "not yet binary32 arithmetic or conversions: such kernels run on the interpreter, --engine "
+                         "interp, which is exact to IEEE-754 and NVIDIA's NaN)",
                          b, op_info(in.op).mnemonic);
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "

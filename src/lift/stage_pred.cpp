@@ -10,9 +10,19 @@
 //   L8 MLP: cu{l} and cs{l}, lane l's a against b, unsigned and signed: the highest
 //      nibble that differs decides;
 //   L13 MLP: pb{l}, the bit the `pred` record carries for lane l: effective and true.
+// The binary32 compares reuse the signed order cs{l} (docs/isa.md, "Floating point"): two
+// floats that are not NaN and not both +-0 are ordered as their bits are as signed words,
+// reversed when both are negative. So per lane:
+//   L6 MLP: fna{l}, fnb{l} (a, b is a NaN: its exponent bits all on, a mantissa bit on),
+//      fbz{l} (a and b are both +-0: no bit below the sign on), fbn{l} (both sign bits on),
+//      a step each over the operand's bits, by source class as the compares';
+//   L9 MLP: fcf{l}, the IEEE order (lt, eq, gt, unordered) for setp.*.f32, and fmo{l},
+//      min / max's (-0 below +0; which operands are NaN) for min.f32, max.f32 (stage_select.cpp).
 #include <algorithm>
+#include <functional>
 #include <string>
 
+#include "gpu/alu.h"
 #include "gpu/isa.h"
 #include "lift/machine_model.h"
 #include "lift/stages.h"
@@ -140,6 +150,107 @@ void logic_steps(Net& n, Mlp& m, int lane) {
   step(Op::kNotPred, 1, 0, 1, -1);  // -a >= 0
 }
 
+// Lane l's operand (port 0 a, 1 b) from class c as step terms, bit i weighing w(i, on) as
+// it is on or off: the register read's rails, the shared word's nibbles, %tid's value, or
+// (laneid) a constant.
+Operand weighted_bits(Net& n, int lane, int port, Source c, const std::function<int(int, bool)>& w) {
+  const std::string l = std::to_string(lane);
+  auto nibble_weight = [&](int g, int v) {
+    int sum = 0;
+    for (int b = 0; b < 4; ++b) sum += w(4 * g + b, (v >> b & 1) != 0);
+    return sum;
+  };
+  Operand o;
+  switch (c) {
+    case Source::kRegister:
+      for (int i = 0; i < 32; ++i) {
+        const std::string f = (port == 0 ? "ra" : "rb") + l;
+        if (w(i, true) != 0 || w(i, false) != 0)
+          o.terms.push_back({{n.dim(f, bit_dim(i, true)), n.dim(f, bit_dim(i, false))}, {w(i, true), w(i, false)}});
+      }
+      break;
+    case Source::kShared:
+      for (int g = 0; g < 8; ++g) {
+        Term t;
+        for (int v = 0; v < 16; ++v) {
+          t.dims.push_back(n.dim(port == 0 ? "oa" : "ob", 16 * g + v));
+          t.weight.push_back(nibble_weight(g, v));
+        }
+        o.terms.push_back(t);
+      }
+      break;
+    case Source::kTidX:
+    case Source::kTidY: {  // below 16: bits 4..31 are off
+      Term t;
+      for (int v = 0; v < 16; ++v) {
+        t.dims.push_back(n.dim((c == Source::kTidX ? "tidx" : "tidy") + l, v));
+        t.weight.push_back(nibble_weight(0, v));
+      }
+      o.terms.push_back(t);
+      for (int i = 4; i < 32; ++i) o.constant += w(i, false);
+      break;
+    }
+    case Source::kLane:
+      for (int i = 0; i < 32; ++i) o.constant += w(i, (lane >> i & 1) != 0);
+      break;
+  }
+  return o;
+}
+
+// L6: fna{l}, fnb{l}, fbz{l}, fbn{l} (0 yes, 1 no): a base rule says no; a step per
+// source class (pair) moves it to yes. The specials are small and never NaN or negative.
+void float_flags(Net& n, Mlp& m, int lane) {
+  const std::string l = std::to_string(lane);
+  auto flag = [&](const char* f) { return std::vector<Out>{{n.dim(f + l, 1), -1}, {n.dim(f + l, 0), 1}}; };
+  m.rule({{n.one()}}, {n.dim("fna" + l, 1), n.dim("fnb" + l, 1), n.dim("fbz" + l, 1), n.dim("fbn" + l, 1)});
+  const Source words[] = {Source::kRegister, Source::kShared, Source::kTidX, Source::kTidY, Source::kLane};
+  for (int port = 0; port < 2; ++port)
+    for (Source c : {Source::kRegister, Source::kShared})
+      m.step(weighted_bits(n, lane, port, c, f32_nan_weight).terms, 1, veto_unless(n, port, c, 0), flag(port == 0 ? "fna" : "fnb"));
+  for (Source ca : words)
+    for (Source cb : words) {
+      std::vector<int> veto = veto_unless(n, 0, ca, 0);
+      for (int d : veto_unless(n, 1, cb, 0)) veto.push_back(d);
+      // Both +-0: minus the count of bits 0..30 on is >= 0.
+      auto magnitude = [](int bit, bool on) { return on && bit != 31 ? -1 : 0; };
+      Operand a = weighted_bits(n, lane, 0, ca, magnitude), b = weighted_bits(n, lane, 1, cb, magnitude);
+      std::vector<Term> terms = a.terms;
+      terms.insert(terms.end(), b.terms.begin(), b.terms.end());
+      if (!terms.empty() || a.constant + b.constant >= 0) m.step(terms, -a.constant - b.constant, veto, flag("fbz"));
+      if ((ca == Source::kRegister || ca == Source::kShared) && (cb == Source::kRegister || cb == Source::kShared)) {
+        auto sign = [](int bit, bool on) { return on && bit == 31 ? 1 : 0; };
+        std::vector<Term> both = weighted_bits(n, lane, 0, ca, sign).terms;
+        for (const Term& t : weighted_bits(n, lane, 1, cb, sign).terms) both.push_back(t);
+        m.step(both, 2, veto, flag("fbn"));
+      }
+    }
+}
+
+// L9: fcf{l} (0 lt, 1 eq, 2 gt, 3 unordered) and fmo{l} (0 lt, 1 eq, 2 gt, 3 only a is a
+// NaN, 4 only b, 5 both) from the flags and the signed order cs{l} (reversed when both
+// are negative).
+void float_order(Net& n, Mlp& m, int lane) {
+  const std::string l = std::to_string(lane);
+  auto yes = [&](const char* f) { return Lit{n.dim(f + l, 0)}; };
+  auto no = [&](const char* f) { return Lit{n.dim(f + l, 1)}; };
+  auto cf = [&](int r) { return n.dim("fcf" + l, r); };
+  auto mo = [&](int r) { return n.dim("fmo" + l, r); };
+  m.rule({yes("fna")}, {cf(3)});
+  m.rule({no("fna"), yes("fnb")}, {cf(3)});
+  m.rule({no("fna"), no("fnb"), yes("fbz")}, {cf(kEq)});
+  m.rule({yes("fna"), yes("fnb")}, {mo(5)});
+  m.rule({yes("fna"), no("fnb")}, {mo(3)});
+  m.rule({no("fna"), yes("fnb")}, {mo(4)});
+  for (int r : {kLt, kEq, kGt}) {
+    const Lit cs = {n.dim("cs" + l, r)};
+    const int reversed = 2 - r;  // both negative: a larger magnitude is the smaller float
+    m.rule({no("fna"), no("fnb"), no("fbz"), no("fbn"), cs}, {cf(r)});
+    m.rule({no("fna"), no("fnb"), no("fbz"), yes("fbn"), cs}, {cf(reversed)});
+    m.rule({no("fna"), no("fnb"), no("fbn"), cs}, {mo(r)});
+    m.rule({no("fna"), no("fnb"), yes("fbn"), cs}, {mo(reversed)});
+  }
+}
+
 // L8: cu{l}, cs{l}: the highest nibble that is not equal decides (cs: the top one signed).
 void order_rules(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
@@ -190,6 +301,21 @@ void bit_rules(Net& n, Mlp& m, int lane) {
     m.rule({eff, op, yes}, {set});
     m.rule({eff, op, no}, {clear});
   }
+  // setp.*.f32: true for the orders (fcf) the interpreter's compare is true for, on a
+  // pair of each order (1 < 2, 1 = 1, 2 > 1, NaN against 1).
+  const uint32_t pairs[4][2] = {{0x3f800000u, 0x40000000u}, {0x3f800000u, 0x3f800000u}, {0x40000000u, 0x3f800000u},
+                                {0x7fc00000u, 0x3f800000u}};
+  for (int r = 0; r < 4; ++r) {
+    Lit when, unless;
+    for (int code = static_cast<int>(Op::kAddF); code <= static_cast<int>(Op::kSetpGeuF); ++code) {
+      const Op o = static_cast<Op>(code);
+      if (op_info(o).effect != Effect::kPred) continue;
+      (compare_f32(o, pairs[r][0], pairs[r][1]) ? when : unless).push_back(n.dim("f_op", code + 1));
+    }
+    const Lit order = {n.dim("fcf" + l, r)};
+    if (!when.empty()) m.rule({eff, when, order}, {set});
+    if (!unless.empty()) m.rule({eff, unless, order}, {clear});
+  }
   Lit logic;
   for (Op o : {Op::kAndPred, Op::kOrPred, Op::kXorPred, Op::kNotPred, Op::kMovPred}) logic.push_back(n.dim("f_op", static_cast<int>(o) + 1));
   m.rule({eff, logic, {n.dim("pl" + l, 0)}}, {set});
@@ -198,12 +324,21 @@ void bit_rules(Net& n, Mlp& m, int lane) {
 
 }  // namespace
 
+int f32_nan_weight(int bit, bool on) {
+  if (bit == 31) return 0;
+  if (bit >= 23) return on ? 0 : -24;
+  return on ? 1 : 0;
+}
+
 void build_predicates(Net& n) {
-  Mlp first(n, kLaneOpsLayer + 1), second(n, kMulLayer), third(n, kAluLayer + 2);
+  Mlp flags(n, kLaneOpsLayer), first(n, kLaneOpsLayer + 1), second(n, kMulLayer), floats(n, kMulLayer + 1),
+      third(n, kAluLayer + 2);
   for (int lane = 0; lane < kLanes; ++lane) {
+    float_flags(n, flags, lane);
     compare_steps(n, first, lane);
     logic_steps(n, first, lane);
     order_rules(n, second, lane);
+    float_order(n, floats, lane);
     bit_rules(n, third, lane);
   }
 }

@@ -6,6 +6,7 @@
 //      brev's bits (a's bit 31 - i for bit i); popc's and clz's a as it is;
 //   L12 MLP: lg, those bits as nibbles (steps on the bits' weighted sum), or their count
 //      for popc (on bits) and clz (off bits from the top: a step per length);
+//   L9 MLP: oan, whether lane nl's a is a NaN (neg.f32, abs.f32);
 //   L13 MLP: pka, whether min / max take a (lane nl's compare of a and b from
 //      stage_pred.cpp: cu{l}, cs{l}); sbit, the shifted word's bits (a step per output bit
 //      and amount: "the amount is s and the source bit is on").
@@ -127,7 +128,7 @@ void logic_nibbles(Net& n, Mlp& m) {
   }
 }
 
-// pka: 0 take a, 1 take b.
+// pka: 0 take a, 1 take b, 2 the canonical NaN.
 void pick_rules(Net& n, Mlp& m) {
   struct MinMax {
     Op op;
@@ -135,12 +136,27 @@ void pick_rules(Net& n, Mlp& m) {
     std::vector<int> take_a;  // classes of a against b (lt 0, eq 1, gt 2)
   };
   const MinMax ops[] = {{Op::kMinS, "cs", {0, 1}}, {Op::kMinU, "cu", {0, 1}}, {Op::kMaxS, "cs", {2, 1}}, {Op::kMaxU, "cu", {2, 1}}};
+  // min.f32, max.f32 by fmo{l} (stage_pred.cpp: 0 lt, 1 eq, 2 gt with -0 below +0; 3 only
+  // a is a NaN, 4 only b, 5 both): a NaN operand gives the other, two give the canonical NaN.
+  const MinMax float_ops[] = {{Op::kMinF, "fmo", {0, 1, 4}}, {Op::kMaxF, "fmo", {2, 1, 4}}};
   Lit minmax, others;
   for (int code = 0; code < n.l["f_op"].size; ++code) {
     bool listed = false;
     for (const MinMax& o : ops) listed |= code == static_cast<int>(o.op) + 1;
+    for (const MinMax& o : float_ops) listed |= code == static_cast<int>(o.op) + 1;
     (listed ? minmax : others).push_back(n.dim("f_op", code));
   }
+  for (const MinMax& o : float_ops)
+    for (int l = 0; l < kLanes; ++l) {
+      const std::string f = o.field + std::to_string(l);
+      Lit a, b;
+      for (int r = 0; r < 5; ++r)
+        (std::find(o.take_a.begin(), o.take_a.end(), r) != o.take_a.end() ? a : b).push_back(n.dim(f, r));
+      const Lit op = {n.dim("f_op", static_cast<int>(o.op) + 1)}, lane = {n.dim("nl", l)};
+      m.rule({op, lane, a}, {n.dim("pka", 0)});
+      m.rule({op, lane, b}, {n.dim("pka", 1)});
+      m.rule({op, lane, {n.dim(f, 5)}}, {n.dim("pka", 2)});
+    }
   m.rule({others}, {n.dim("pka", 0)});
   m.rule({minmax, {n.dim("nl", kLanes)}}, {n.dim("pka", 0)});
   for (const MinMax& o : ops)
@@ -155,10 +171,29 @@ void pick_rules(Net& n, Mlp& m) {
     }
 }
 
+// L9: oan, whether lane nl's operand a is a NaN (neg.f32 and abs.f32 give the canonical
+// NaN then): f32_nan_weight's step over oa's nibbles.
+void operand_nan(Net& n, Mlp& m) {
+  m.rule({{n.one()}}, {n.dim("oan", 1)});
+  std::vector<Term> terms;
+  for (int g = 0; g < 8; ++g) {
+    Term t;
+    for (int v = 0; v < 16; ++v) {
+      int w = 0;
+      for (int b = 0; b < 4; ++b) w += f32_nan_weight(4 * g + b, (v >> b & 1) != 0);
+      t.dims.push_back(n.dim("oa", 16 * g + v));
+      t.weight.push_back(w);
+    }
+    terms.push_back(t);
+  }
+  m.step(terms, 1, {}, {{n.dim("oan", 1), -1}, {n.dim("oan", 0), 1}});
+}
+
 }  // namespace
 
 void build_select(Net& n) {
-  Mlp first(n, kAluLayer), second(n, kAluLayer + 1), third(n, kAluLayer + 2);
+  Mlp nan(n, kMulLayer + 1), first(n, kAluLayer), second(n, kAluLayer + 1), third(n, kAluLayer + 2);
+  operand_nan(n, nan);
   logic_bits(n, first);
   shift_amount(n, first);
   logic_nibbles(n, second);

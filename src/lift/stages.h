@@ -8,6 +8,7 @@
 
 #include "gpu/isa.h"
 #include "lift/construct.h"
+#include "lift/machine_model.h"
 
 namespace qgpu::lift {
 
@@ -56,9 +57,6 @@ inline constexpr int kEmbedHots = 40;
 inline constexpr int kHeadHots = 14;
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
-// The codes a ROM field token holds (`fx`, `f_op`): op + 1 (0 the empty block), or a
-// guard or operand field code. 64 until the binary32 ops took the ops past 63.
-inline constexpr int kFx = 96;
 static_assert(kNumOps + 1 <= kFx && kFieldCodes <= kFx && kFx < kRomPad);
 void build_embedding(Net& n);
 
@@ -108,8 +106,14 @@ void build_alu(Net& n);
 // xcar and ycar (L11).
 void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles);
 
-// stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L7, L8, L13.
+// stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L7, L8, L13,
+// and the binary32 compares' flags and orders (fna, fnb, fbz, fbn; fcf, fmo), L6, L9.
 void build_predicates(Net& n);
+// A binary32 NaN as a step "sum >= 1" over a word's bits, bit i weighing
+// f32_nan_weight(i, on): a mantissa bit on 1, an exponent bit off -24 (more than the 23
+// mantissa bits together), so the sum reaches 1 only with every exponent bit and a
+// mantissa bit on (theta 1 and weights below 128: exact in bf16).
+int f32_nan_weight(int bit, bool on);
 
 // stage_select.cpp: the logic ops' bits and nibbles (lbit, lg) and min / max's choice (pka), L11-L13.
 void build_select(Net& n);
