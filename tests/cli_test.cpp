@@ -107,6 +107,10 @@ std::map<std::string, json> expected_outputs() {
                    {"rem_s", {1, -1, 1, -1, 5, -5, 0, 0}},
                    {"div_u", {3, 2147483644, 0, 0, -1, -1, 0, -1}},
                    {"rem_u", {1, 1, 7, -7, 5, -5, INT32_MIN, 0}}}},
+      // min.f32 by hand: min(+0, -0) = -0, min(-1, -2) = -2, a NaN gives 1, -1e-45 below -0.
+      {"float_order", {{"x", {0, -1082130432, 2143289344, -2147483647}},
+                       {"y", {INT32_MIN, -1073741824, 1065353216, INT32_MIN}},
+                       {"mn", {INT32_MIN, -1073741824, 1065353216, -2147483647}}}},
       // binary32 compares, min, max, neg, abs on edge pairs (worked out by the float rules of
       // docs/isa.md in Python: IEEE compares on the decoded values, NVIDIA's min/max/NaN).
       {"float_compare", {{"x", {INT32_MIN, INT32_MIN, 1065353216, -1073741824, 1065353216, 1065353216, 2147483647,
