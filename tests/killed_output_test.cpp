@@ -156,12 +156,10 @@ void load_checkpoint_files(const fs::path& dir) {
   engine::load_safetensors_dir(dir.string());
 }
 
-// Under ASan every run is about 3x slower: fewer kills there (the dev run has them all).
-#if defined(QGPU_ASAN)
-constexpr int kBuildKills = 2, kCompileKills = 2;
-#else
-constexpr int kBuildKills = 10, kCompileKills = 5;
-#endif
+// Each run draws its kill times anew (QGPU_KILL_SEED repeats one), so CI runs add up; 6
+// and 3 since issue 25 (10 and 5 took 215 s of the dev run on a slow day, and the suite was
+// over its 30 minutes).
+constexpr int kBuildKills = 6, kCompileKills = 3;  // the dev preset only (ASan skips both)
 
 // Where a kill test writes: a tmpfs when the test may mount one (a build writes 0.9 GB
 // and fsyncs it: 3-6x slower on a disk other tests share), else the test's directory.
@@ -175,6 +173,12 @@ struct Scratch {
 };
 
 TEST(KilledOutput, BuildLeavesTheOldOrTheNewCheckpoint) {
+#if defined(QGPU_ASAN)
+  // Every kill runs `build` again (160 s under ASan for two kills); its staging is
+  // StagedDir (KilledOutput.AStagedDirCleansUpAndPutsBackAnOutputMovedAside), its writes
+  // the merge the MergeBuild and DiskFull tests run sanitized; the dev run kills it 6 times.
+  GTEST_SKIP() << "build's kills run in the dev preset only (160 s under ASan)";
+#endif
   Scratch tmp;
   engine::TinySpec spec = test_util::gpu_shaped_spec("LF");
   spec.dtype = engine::DType::bf16;

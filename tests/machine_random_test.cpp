@@ -95,7 +95,7 @@ TEST(MachineRandom, RandomProgramsKeepStateAndEnergy) {
       worst = std::max(worst, std::fabs(e / hots[sublayer] - 1));
     };
 #if defined(QGPU_ASAN)
-    const int count = 2;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs
+    const int count = 1;  // ASan+UBSan runs the engine about 10x slower: the same code, fewer programs
 #else
     const int count = 5;
 #endif

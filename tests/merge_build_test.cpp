@@ -172,6 +172,11 @@ const std::vector<std::string> kPrompts = {"The capital of France is", "def add(
                                            "1, 2, 3, 4,", "Le chat est", "Once upon a time"};
 
 TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
+#if defined(QGPU_ASAN)
+  // The merge's code is the bf16 test's (sharded, untied and multimodal, which runs
+  // sanitized) with another element type; 109 s under ASan.
+  GTEST_SKIP() << "runs in the dev preset (MergeBuild.Bf16FromAShardedUntiedMultimodalBase runs the merge sanitized)";
+#endif
   test_util::TempDir tmp;
   engine::TinySpec spec = test_util::gpu_shaped_spec("LF");  // tied, text layout
   engine::write_tiny_model(tmp / "base", spec);

@@ -155,6 +155,9 @@ TEST(Hub, BuildFromTheHubThenCheck) {
   ASSERT_EQ(b.status, 0) << b.err;
   EXPECT_NE(b.out.find("17 layers (15 GPU"), std::string::npos) << b.out;
   EXPECT_NE(b.err.find("downloading tiny/qwen35-gpu-shaped"), std::string::npos) << b.err;
+#if defined(QGPU_ASAN)
+  return;  // `check`'s 50 prompts on the merge: the dev run (the sanitized check_text runs in merge_build_test)
+#endif
   const test_util::Result c = test_util::qgpu(fmt::format("check {} {} --tokens 4 --kernel {}/kernels/vecadd.cu --json",
                                                           tmp / "repo", tmp / "merged", QGPU_SOURCE_DIR));
   ASSERT_EQ(c.status, 0) << c.err;
