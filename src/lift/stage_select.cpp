@@ -128,46 +128,40 @@ void logic_nibbles(Net& n, Mlp& m) {
   }
 }
 
-// pka: 0 take a, 1 take b, 2 the canonical NaN.
+// pka: 0 take a, 1 take b, 2 the canonical NaN, by lane nl's order of a against b: cs{l}
+// or cu{l} (0 lt, 1 eq, 2 gt) for the integer ops; fmo{l} for min.f32, max.f32
+// (stage_pred.cpp: 0 lt, 1 eq, 2 gt with -0 below +0; 3 only a is a NaN, 4 only b, 5
+// both): a NaN operand gives the other, two give the canonical NaN.
 void pick_rules(Net& n, Mlp& m) {
   struct MinMax {
     Op op;
     const char* field;
-    std::vector<int> take_a;  // classes of a against b (lt 0, eq 1, gt 2)
+    int classes;
+    std::vector<int> take_a;
+    int nan = -1;  // the class that gives the canonical NaN
   };
-  const MinMax ops[] = {{Op::kMinS, "cs", {0, 1}}, {Op::kMinU, "cu", {0, 1}}, {Op::kMaxS, "cs", {2, 1}}, {Op::kMaxU, "cu", {2, 1}}};
-  // min.f32, max.f32 by fmo{l} (stage_pred.cpp: 0 lt, 1 eq, 2 gt with -0 below +0; 3 only
-  // a is a NaN, 4 only b, 5 both): a NaN operand gives the other, two give the canonical NaN.
-  const MinMax float_ops[] = {{Op::kMinF, "fmo", {0, 1, 4}}, {Op::kMaxF, "fmo", {2, 1, 4}}};
+  const MinMax ops[] = {{Op::kMinS, "cs", 3, {0, 1}},         {Op::kMinU, "cu", 3, {0, 1}},
+                        {Op::kMaxS, "cs", 3, {2, 1}},         {Op::kMaxU, "cu", 3, {2, 1}},
+                        {Op::kMinF, "fmo", 6, {0, 1, 4}, 5}, {Op::kMaxF, "fmo", 6, {2, 1, 4}, 5}};
   Lit minmax, others;
   for (int code = 0; code < n.l["f_op"].size; ++code) {
     bool listed = false;
     for (const MinMax& o : ops) listed |= code == static_cast<int>(o.op) + 1;
-    for (const MinMax& o : float_ops) listed |= code == static_cast<int>(o.op) + 1;
     (listed ? minmax : others).push_back(n.dim("f_op", code));
   }
-  for (const MinMax& o : float_ops)
-    for (int l = 0; l < kLanes; ++l) {
-      const std::string f = o.field + std::to_string(l);
-      Lit a, b;
-      for (int r = 0; r < 5; ++r)
-        (std::find(o.take_a.begin(), o.take_a.end(), r) != o.take_a.end() ? a : b).push_back(n.dim(f, r));
-      const Lit op = {n.dim("f_op", static_cast<int>(o.op) + 1)}, lane = {n.dim("nl", l)};
-      m.rule({op, lane, a}, {n.dim("pka", 0)});
-      m.rule({op, lane, b}, {n.dim("pka", 1)});
-      m.rule({op, lane, {n.dim(f, 5)}}, {n.dim("pka", 2)});
-    }
   m.rule({others}, {n.dim("pka", 0)});
   m.rule({minmax, {n.dim("nl", kLanes)}}, {n.dim("pka", 0)});
   for (const MinMax& o : ops)
     for (int l = 0; l < kLanes; ++l) {
       const std::string f = o.field + std::to_string(l);
-      Lit a, b;
-      for (int r = 0; r < 3; ++r)
-        (std::find(o.take_a.begin(), o.take_a.end(), r) != o.take_a.end() ? a : b).push_back(n.dim(f, r));
+      Lit pick[3];  // the classes that give pka 0, 1, 2
+      for (int r = 0; r < o.classes; ++r) {
+        const bool a = std::find(o.take_a.begin(), o.take_a.end(), r) != o.take_a.end();
+        pick[a ? 0 : r == o.nan ? 2 : 1].push_back(n.dim(f, r));
+      }
       const Lit op = {n.dim("f_op", static_cast<int>(o.op) + 1)}, lane = {n.dim("nl", l)};
-      m.rule({op, lane, a}, {n.dim("pka", 0)});
-      m.rule({op, lane, b}, {n.dim("pka", 1)});
+      for (int k = 0; k < 3; ++k)
+        if (!pick[k].empty()) m.rule({op, lane, pick[k]}, {n.dim("pka", k)});
     }
 }
 
