@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "chat/panel.h"
 #include "engine/forward.h"
@@ -63,7 +65,7 @@ TEST(ChatPanel, RendersASmallLaunchExactly) {
       " read       L2-L5     w0 lanes {0,1}: r0 r2  l0=0,0  l1=1,11",
       " execute    L4-L13    st for the next lane (lanes L6-L7, mul L8-L10, ALU L11-L13); scheduler too",
       " emit       L14+head  record #13 (body of st or the next step)",
-      "-- register file (signed; - never written) -------------------------------------------------------",
+      "-- register file (signed, or a float when written by a .f32 op; - never written) -----------------",
       "  lane    p0-3  r0  r1  r2  r3  r4  r5  r6  r7  r8  r9 r10 r11 r12 r13 r14",
       "  w0 l0   -1--   0   0   0   -   -   -   -   -   -   -   -   -   -   -   -",
       "  w0 l1   ----   1  10  11   -   -   -   -   -   -   -   -   -   -   -   -",
@@ -130,6 +132,24 @@ TEST(ChatPanel, BeforeTheFirstStep) {
   EXPECT_EQ(lines[10], "   b0   add r2, r0, r1");
   EXPECT_EQ(lines[14], " write-back L0-L4,L14 the prompt: ROM, memory, launch header, lane status");
   EXPECT_EQ(lines[15], " fetch      L0-L1     no step yet");
+}
+
+TEST(ChatPanel, FloatRegistersAndWordsShowAsFloats) {
+  PanelSnapshot s = small_snapshot();
+  for (int l = 0; l < kLanes; ++l) s.float_regs[0][l][2] = l != 0;  // lane 0's r2 stays an int
+  s.float_mem[1] = s.float_mem[3] = true;
+  s.regs[0][1][2] = 0x3fc00000u;  // 1.5
+  s.regs[0][2][2] = 0x40000000u;  // 2
+  s.regs[0][3][2] = 0x80000000u;  // -0
+  s.mem[1] = 0x7fffffffu;         // the canonical NaN
+  s.mem[3] = 0xc2200000u;         // -40
+  const std::vector<std::string> lines = render_panel(s, 98);
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  EXPECT_NE(text.find("\n  w0 l1   ----   1  10 1.5   -"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  w0 l3   ----   3  30  -0   -"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n   0:    1  nan    3 -40*    ."), std::string::npos) << text;
+  EXPECT_NE(text.find("(signed, or a float when written by a .f32 op; - never written)"), std::string::npos);
 }
 
 // ---- read_snapshot on the real model.
@@ -217,6 +237,83 @@ TEST(ChatPanel, SnapshotsEqualTheInterpreterAtEveryToken) {
   for (const std::string& line : render_panel(got.back(), 100)) std::cout << line << "\n";
   std::cout << fmt::format("[ snapshot ] {} snapshots equal the interpreter's states; read_snapshot {:.2f} ms each\n",
                            got.size(), 1000 * seconds / static_cast<double>(got.size()));
+}
+
+// Memory cells and register cells by what the panel printed: address -> text, and each
+// lane of warp 0 -> its register cells.
+std::map<int, std::string> memory_cells(const std::vector<std::string>& lines) {
+  std::map<int, std::string> cells;
+  bool in_memory = false;
+  for (const std::string& line : lines) {
+    if (line.starts_with("-- ")) in_memory = line.starts_with("-- memory");
+    const size_t colon = line.find(':');
+    if (!in_memory || colon == std::string::npos || line.starts_with(" (")) continue;
+    std::istringstream words(line.substr(colon + 1));
+    int a = std::stoi(line.substr(0, colon));
+    for (std::string w; words >> w; ++a) cells[a] = w.ends_with('*') ? w.substr(0, w.size() - 1) : w;
+  }
+  return cells;
+}
+
+// A float kernel run inside the model (f32): its float arrays and the registers only .f32
+// instructions write show as floats, the integer ones as signed words. clamp_float's second
+// case: y = fminf(fmaxf(x, 0), 0.15) and neg = -y on x = [0.1, 0.2, -0.3, 1e-45] (y[4] stays 9).
+TEST(ChatPanel, AFloatKernelsRegistersAndArraysReadAsFloats) {
+  const engine::Model& m = test_util::gpu_model(engine::DType::f32);
+  const std::string file = std::string(QGPU_SOURCE_DIR) + "/kernels/clamp_float.cu";
+  CompileOptions o{.file = file};
+  o.launch.block_x = 5;
+  for (const char* a : {"x=[0.1,0.2,-0.3,1e-45,-0]", "lo=0", "hi=0.15", "y=[9,9,9,9,9]", "neg=[9,9,9,9,9]", "n=4"})
+    o.args.push_back(parse_kernel_arg(a));
+  const CompiledKernel k = compile_cuda(test_util::read_file(file), o);
+  const Program& p = k.program;
+  // As the TUI does: the state read at some tokens (the prompt, every 5th record, the end),
+  // every other record only followed.
+  std::optional<PanelSnapshot> last;
+  int64_t n = 0;
+  host::RecordHook hook = [&](const Rec* record, const engine::State& state) {
+    const LaunchFeed feed{m, state, record, n, 1, p, p.launch};
+    if (!record || record->kind == Tok::kEnd || n % 5 == 0) {
+      last = read_snapshot(feed, last ? &*last : nullptr);
+    } else {
+      note_record(*last, feed);
+    }
+    ++n;
+    return true;
+  };
+  host::generate_launch(m, {.threads = 1, .skip_zero_rows = true}, encode_image(p, p.launch), 100000, hook);
+  ASSERT_TRUE(last.has_value());
+  const std::vector<std::string> lines = render_panel(*last, 200);
+  for (const std::string& line : lines) std::cout << line << "\n";
+  const std::map<int, std::string> mem = memory_cells(lines);
+  auto array = [&](const std::string& name) {
+    std::vector<std::string> got;
+    for (const Array& a : p.arrays)
+      for (int i = a.base; a.name == name && i < a.base + a.size; ++i) got.push_back(mem.count(i) ? mem.at(i) : "?");
+    return got;
+  };
+  EXPECT_EQ(array("y"), (std::vector<std::string>{"0.1", "0.15", "0", "1e-45", "9"}));
+  EXPECT_EQ(array("neg"), (std::vector<std::string>{"-0.1", "-0.15", "-0", "-1e-45", "9"}));
+  EXPECT_EQ(array("x"), (std::vector<std::string>{"0.1", "0.2", "-0.3", "1e-45", "-0"}));
+  // Registers: lane l's row holds its y or -y as a float, never their bits as an integer
+  // (the allocator gave i and then x[i], y and -y one register), and a register last written
+  // by an integer op stays an integer: thread 4 (warp 1, lane 0) left at i >= n with i = 4.
+  const std::vector<std::string> y = {"0.1", "0.15", "0", "1e-45"}, minus_y = {"-0.1", "-0.15", "-0", "-1e-45"};
+  for (int l = 0; l < 4; ++l) {
+    auto row = std::find_if(lines.begin(), lines.end(), [&](const std::string& t) { return t.starts_with(fmt::format("  w0 l{} ", l)); });
+    ASSERT_NE(row, lines.end()) << "lane " << l;
+    std::istringstream words(*row);
+    std::vector<std::string> cells;
+    for (std::string w; words >> w;) cells.push_back(w);
+    EXPECT_TRUE(std::count(cells.begin(), cells.end(), y[l]) + std::count(cells.begin(), cells.end(), minus_y[l]) > 0) << *row;
+  }
+  auto w1 = std::find_if(lines.begin(), lines.end(), [&](const std::string& t) { return t.starts_with("  w1 l0 "); });
+  ASSERT_NE(w1, lines.end());
+  std::istringstream words(*w1);
+  std::vector<std::string> cells;
+  for (std::string w; words >> w;) cells.push_back(w);
+  EXPECT_TRUE(std::count(cells.begin(), cells.end(), "4") > 0) << *w1;
+  for (const std::string& line : lines) EXPECT_EQ(line.find("1036831949"), std::string::npos) << line;  // 0.1f's bits
 }
 
 }  // namespace

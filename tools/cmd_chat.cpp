@@ -89,7 +89,12 @@ int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
     snap.reset();
   };
   ev.on_launch_token = [&](const chat::LaunchFeed& f) {
-    if (panel && f.record && f.record->kind == Tok::kEnd) snap = chat::read_snapshot(f, nullptr);
+    if (!panel) return true;
+    if (!f.record || f.record->kind == Tok::kEnd) {  // the state is read after the prompt and at the end
+      snap = chat::read_snapshot(f, f.record && snap ? &*snap : nullptr);
+    } else if (snap) {
+      chat::note_record(*snap, f);  // the others only followed (the register types)
+    }
     return true;
   };
   ev.on_launch_end = [&](const chat::LaunchReport& r) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "gpu/f32.h"
 #include "gpu/isa.h"
 #include "lift/machine_model.h"
 
@@ -40,6 +41,25 @@ void read_mem(const LaunchFeed& f, const PanelSnapshot* previous, PanelSnapshot&
     if (s.mem[a] != previous->mem[a]) s.mem_changed_at[a] = s.records;
 }
 
+// The words of the float arrays.
+void read_types(const Program& p, PanelSnapshot& s) {
+  for (const Array& a : p.arrays)
+    for (int i = a.base; a.is_float && i < a.base + a.size && i < kMemWords; ++i) s.float_mem[i] = true;
+}
+
+// A value record writes its tag's lanes' register d of the last `sched` step's instruction:
+// that register now holds a float exactly when the compiler typed the instruction .f32.
+void follow_record(PanelSnapshot& s, const Rec& r, const Program& p) {
+  if (r.kind == Tok::kSched) s.typed_step = r;
+  if ((r.kind != Tok::kSmall && r.kind != Tok::kHead) || r.x == kTagData || s.typed_step.kind != Tok::kSched) return;
+  const int w = s.typed_step.x, block = s.typed_step.y;
+  if (w < 0 || w >= kWarps || block < 0 || block >= static_cast<int>(p.code.size())) return;
+  const Instr& in = p.code[static_cast<size_t>(block)];
+  if (in.d.kind != OperandKind::kReg || in.d.index >= kRegs) return;
+  for (int l = 0; l < kLanes; ++l)
+    if (r.x >> l & 1) s.float_regs[w][l][in.d.index] = in.float_d;
+}
+
 // ---- Rendering helpers.
 
 std::string fit(std::string line, int width) {
@@ -56,6 +76,13 @@ std::string rule(const std::string& title, int width) {
 }
 
 std::string signed_text(uint32_t v) { return std::to_string(static_cast<int32_t>(v)); }
+
+std::string value_text(uint32_t v, bool is_float) { return is_float ? format_f32(v) : signed_text(v); }
+
+std::string reg_text(const PanelSnapshot& s, int w, int l, int r) {
+  const auto& v = s.regs[w][l][r];
+  return v ? value_text(*v, s.float_regs[w][l][r]) : std::string("-");
+}
 
 bool has_step(const PanelSnapshot& s) { return s.step.kind == Tok::kSched && s.step.z != 0; }
 
@@ -177,8 +204,7 @@ std::string read_text(const PanelSnapshot& s, const Instr& in) {
     std::string vals;
     for (const Operand* o : {&in.a, &in.b, &in.c}) {
       if (o->kind != OperandKind::kReg) continue;
-      const auto& v = s.regs[s.step.x][l][o->index];
-      vals += (vals.empty() ? "" : ",") + (v ? signed_text(*v) : std::string("-"));
+      vals += (vals.empty() ? "" : ",") + reg_text(s, s.step.x, l, o->index);
     }
     if (!vals.empty()) text += fmt::format("  l{}={}", l, vals);
   }
@@ -228,7 +254,7 @@ std::string pred_cell(const PanelSnapshot& s, int w, int l) {
 }
 
 std::vector<std::string> registers(const PanelSnapshot& s, int width) {
-  std::vector<std::string> out{rule("register file (signed; - never written)", width)};
+  std::vector<std::string> out{rule("register file (signed, or a float when written by a .f32 op; - never written)", width)};
   const std::vector<int> warps = register_warps(s, width);
   int cell = 3;  // one width for every column: "r14"
   std::vector<int> shown, written;
@@ -236,8 +262,8 @@ std::vector<std::string> registers(const PanelSnapshot& s, int width) {
     bool any = false;
     for (int w : warps)
       for (int l = 0; l < kLanes; ++l)
-        if (const auto& v = s.regs[w][l][r]) {
-          cell = std::max(cell, static_cast<int>(signed_text(*v).size()));
+        if (s.regs[w][l][r]) {
+          cell = std::max(cell, static_cast<int>(reg_text(s, w, l, r).size()));
           any = true;
         }
     if (any) written.push_back(r);
@@ -254,7 +280,7 @@ std::vector<std::string> registers(const PanelSnapshot& s, int width) {
     for (int l = 0; l < kLanes; ++l) {
       std::string line = fmt::format("  w{} l{}   {}", w, l, pred_cell(s, w, l));
       for (int r : shown)
-        line += fmt::format(" {:>{}}", s.regs[w][l][r] ? signed_text(*s.regs[w][l][r]) : "-", cell);
+        line += fmt::format(" {:>{}}", reg_text(s, w, l, r), cell);
       out.push_back(fit(line, width));
     }
   return out;
@@ -263,7 +289,7 @@ std::vector<std::string> registers(const PanelSnapshot& s, int width) {
 std::string mem_cell(const PanelSnapshot& s, int a) {
   if (!s.mem[a]) return ".";
   const bool recent = s.mem_changed_at[a] >= 0 && s.records - s.mem_changed_at[a] < kRecentWrite;
-  return signed_text(*s.mem[a]) + (recent ? "*" : "");
+  return value_text(*s.mem[a], s.float_mem[a]) + (recent ? "*" : "");
 }
 
 std::vector<std::string> memory(const PanelSnapshot& s, int width) {
@@ -300,13 +326,25 @@ PanelSnapshot read_snapshot(const LaunchFeed& feed, const PanelSnapshot* previou
   s.tokens_per_second = feed.seconds > 0 ? static_cast<double>(feed.records) / feed.seconds : 0;
   s.finished = feed.record && feed.record->kind == Tok::kEnd;
   s.step = host::read_step(feed.model, feed.state);
-  if (previous) s.recent = previous->recent;
-  if (feed.record) s.recent.push_back(*feed.record);
-  if (static_cast<int>(s.recent.size()) > kRecent) s.recent.erase(s.recent.begin(), s.recent.end() - kRecent);
+  if (previous) {
+    s.recent = previous->recent;
+    s.float_regs = previous->float_regs;
+    s.typed_step = previous->typed_step;
+  }
+  note_record(s, feed);
   s.rom = previous ? previous->rom : host::read_rom(feed.model, feed.state);  // the image wrote it; runs never do
   read_lanes(feed, s);
   read_mem(feed, previous, s);
+  read_types(feed.program, s);
   return s;
+}
+
+void note_record(PanelSnapshot& s, const LaunchFeed& feed) {
+  s.records = feed.records;
+  if (!feed.record) return;
+  s.recent.push_back(*feed.record);
+  if (static_cast<int>(s.recent.size()) > kRecent) s.recent.erase(s.recent.begin(), s.recent.end() - kRecent);
+  follow_record(s, *feed.record, feed.program);
 }
 
 std::vector<std::string> render_panel(const PanelSnapshot& s, int width) {

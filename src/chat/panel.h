@@ -45,12 +45,24 @@ struct PanelSnapshot {
   std::array<std::array<std::array<std::optional<uint32_t>, kPreds>, kLanes>, kWarps> preds{};
   std::vector<std::optional<uint32_t>> mem = std::vector<std::optional<uint32_t>>(kMemWords);
   std::array<int64_t, kMemWords> mem_changed_at{};  // `records` when the word last changed; -1 never
+  // Shown as binary32, not as signed words: a lane's register whose last write was by an
+  // instruction the compiler typed .f32 (Instr::float_d; the allocator reuses registers for
+  // ints and floats, so it is followed per write: a value record's lanes after the `sched`
+  // record of its step), and a word of a float array (Array::is_float). Display only, from
+  // the program and the records: the values themselves are read out of the state.
+  std::array<std::array<std::array<bool, kRegs>, kLanes>, kWarps> float_regs{};
+  std::vector<bool> float_mem = std::vector<bool>(kMemWords);
+  Rec typed_step{Tok::kEnd};  // the last `sched` record: whose value records come next
 };
 
 // Reads the machine out of feed.state. `previous` (the last snapshot of the same launch, or
 // null) carries the ROM (read once after the prompt), the recent records and the memory
 // change marks forward.
 PanelSnapshot read_snapshot(const LaunchFeed& feed, const PanelSnapshot* previous);
+// Follows feed.record into s without reading the state (microseconds): the record count, the
+// recent records and which registers hold floats. Every record of a launch must reach the
+// snapshot through this or read_snapshot, in order, for the register types to be right.
+void note_record(PanelSnapshot& s, const LaunchFeed& feed);
 
 // The panel as lines at most `width` columns wide: header (kernel, records, tokens/s),
 // scheduler (warps, the block each runs, active masks), ROM around the current block
