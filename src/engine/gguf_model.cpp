@@ -24,6 +24,7 @@
 #include "base/error.h"
 #include "base/text_file.h"
 #include "engine/model.h"
+#include "engine/ops.h"
 
 namespace qgpu::engine {
 namespace {
@@ -240,6 +241,17 @@ struct GgufWriter {
     }
     TensorView v{name, dtype, w.w.shape, nullptr};
     v.produce = [this, name, w, h](std::ostream& out) {
+      if (w.is_sparse() && (order.empty() || h.block == 0)) {  // row by row, never dense
+        const CsrWeight& s = *w.sparse;
+        size_t k = 0;  // s.rows[k]: the next row that has entries
+        write_rows(out, dtype, w.out(), w.in(), [&](int64_t r, float* f) {
+          if (k == s.rows.size() || s.rows[k] != r) return false;
+          for (int64_t i = s.row_start[k]; i < s.row_start[k + 1]; ++i) f[s.col[i]] = s.value[i];
+          ++k;
+          return true;
+        });
+        return;
+      }
       const TensorData d = make_tensor(name, dtype, w.w.shape, reordered(w.dense(), h));
       out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
     };

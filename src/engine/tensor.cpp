@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <ostream>
 
 #include "base/error.h"
 
@@ -131,6 +132,27 @@ TensorData make_tensor(std::string name, DType t, std::vector<int64_t> shape,
   d.bytes.resize(values.size() * dtype_size(t));
   encode_floats(t, values.data(), values.size(), d.bytes.data());
   return d;
+}
+
+void write_rows(std::ostream& out, DType t, int64_t rows, int64_t cols,
+                const std::function<bool(int64_t, float*)>& row) {
+  const size_t row_bytes = static_cast<size_t>(cols) * dtype_size(t);
+  const size_t per_chunk = std::max<size_t>(1, (size_t{1} << 20) / std::max<size_t>(row_bytes, 1));
+  std::vector<float> f(static_cast<size_t>(cols), 0.0f);
+  std::vector<char> bytes(per_chunk * row_bytes);
+  for (int64_t first = 0; first < rows; first += static_cast<int64_t>(per_chunk)) {
+    const int64_t n = std::min<int64_t>(rows - first, static_cast<int64_t>(per_chunk));
+    for (int64_t r = 0; r < n; ++r) {
+      char* dst = bytes.data() + static_cast<size_t>(r) * row_bytes;
+      if (!row(first + r, f.data())) {
+        std::memset(dst, 0, row_bytes);
+        continue;
+      }
+      encode_floats(t, f.data(), f.size(), dst);
+      std::fill(f.begin(), f.end(), 0.0f);
+    }
+    out.write(bytes.data(), static_cast<std::streamsize>(static_cast<size_t>(n) * row_bytes));
+  }
 }
 
 void encode_floats(DType t, const float* x, size_t n, void* out) {

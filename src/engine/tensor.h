@@ -36,6 +36,14 @@ float round_to(DType t, float f);
 // out, n * dtype_size(t) bytes.
 void encode_floats(DType t, const float* x, size_t n, void* out);
 
+// A rows x cols matrix as t's bytes into out, a chunk of rows at a time from two reused
+// buffers (about 1 MB), the bytes make_tensor would hold: row(r, f) writes row r's values
+// into f (cols floats, all +0 on entry) and returns true, or returns false for a row of +0
+// (f untouched). Rows are asked for in order. For matrices held sparse: making one dense
+// first (4.6 GB of fresh pages for the machine in f32) was most of an export's time.
+void write_rows(std::ostream& out, DType t, int64_t rows, int64_t cols,
+                const std::function<bool(int64_t, float*)>& row);
+
 // A view of a tensor's bytes; data points into memory owned elsewhere.
 struct TensorView {
   std::string name;

@@ -194,8 +194,19 @@ void Builder::write(const std::string& dir, engine::DType dtype, const std::stri
     const engine::DType as = stored_as(t, dtype);
     engine::TensorView v{name, as, t.shape, nullptr};
     v.produce = [&t = t, as, name = name](std::ostream& out) {  // (clang 14 cannot capture a binding)
-      engine::TensorData d = engine::make_tensor(name, as, t.shape, t.dense());
-      out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+      if (t.shape.size() != 2 || t.fill != 0.0f) {
+        engine::TensorData d = engine::make_tensor(name, as, t.shape, t.dense());
+        out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+        return;
+      }
+      const std::vector<std::pair<int64_t, float>> set = t.set.sorted();  // a matrix: row by row
+      const int64_t cols = t.shape[1];
+      size_t next = 0;
+      engine::write_rows(out, as, t.shape[0], cols, [&](int64_t r, float* f) {
+        bool any = false;
+        for (; next < set.size() && set[next].first < (r + 1) * cols; ++next, any = true) f[set[next].first - r * cols] = set[next].second;
+        return any;
+      });
     };
     views.push_back(std::move(v));
   }
