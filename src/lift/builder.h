@@ -2,8 +2,8 @@
 // config exists, zero-filled, with the identity settings of qwen35.md §3.8 (zero-centred
 // norms 0, gated norm 1, A_log for decay exactly 1); the construction then sets entries by
 // HF tensor name. Only the entries set are held (the machine's 2 G weights have about
-// 4 M nonzeros); write() makes each tensor dense on its own while writing it, so memory
-// stays about one tensor. Written as a HF directory (config.json, safetensors,
+// 4 M nonzeros); write() streams each matrix a chunk of rows at a time (engine::write_rows),
+// so memory stays about a megabyte beyond the entries. Written as a HF directory (config.json, safetensors,
 // tokenizer.json).
 #pragma once
 
@@ -62,7 +62,7 @@ struct Builder {
   std::string layer(int il) const;                // "model.layers.{il}."
 
   // Writes DIR/config.json, the safetensors (matrices as dtype, 1-D tensors f32) and
-  // tokenizer.json (text); each tensor is made dense only while it is written.
+  // tokenizer.json (text); each matrix is written a chunk of rows at a time, never dense.
   void write(const std::string& dir, engine::DType dtype, const std::string& tokenizer_json) const;
   // The model in memory, never dense: every matrix (matmul weights, the embedding) a sparse
   // Linear of its nonzeros rounded to dtype, the other tensors as write() stores them; it
