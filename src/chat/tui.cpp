@@ -174,17 +174,16 @@ void read_machine(Tui& t, const LaunchFeed& feed) {
 bool launch_token(Tui& t, const LaunchFeed& feed) {
   const bool edge = !feed.record || feed.record->kind == Tok::kEnd;
   const auto now = Clock::now();
-  if (edge || now - t.last_frame >= kFrame) {
-    t.last_frame = now;
-    if (edge || panel_width(t) > 0) {
-      read_machine(t, feed);
-    } else if (t.snapshot) {
-      note_record(*t.snapshot, feed);
-    }
-    t.status = fmt::format(" launch running: {} records   Ctrl-C stops it", feed.records);
-    draw(t);
+  const bool frame = edge || now - t.last_frame >= kFrame;
+  if (frame && (edge || panel_width(t) > 0)) {
+    read_machine(t, feed);
   } else if (t.snapshot) {
     note_record(*t.snapshot, feed);  // the register types follow every record
+  }
+  if (frame) {
+    t.last_frame = now;
+    t.status = fmt::format(" launch running: {} records   Ctrl-C stops it", feed.records);
+    draw(t);
   }
   if (t.options.slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(t.options.slow_ms));
   return !g_interrupted;

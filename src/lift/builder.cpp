@@ -203,9 +203,9 @@ void Builder::write(const std::string& dir, engine::DType dtype, const std::stri
       const int64_t cols = t.shape[1];
       size_t next = 0;
       engine::write_rows(out, as, t.shape[0], cols, [&](int64_t r, float* f) {
-        bool any = false;
-        for (; next < set.size() && set[next].first < (r + 1) * cols; ++next, any = true) f[set[next].first - r * cols] = set[next].second;
-        return any;
+        const size_t first = next;
+        for (; next < set.size() && set[next].first < (r + 1) * cols; ++next) f[set[next].first - r * cols] = set[next].second;
+        return next > first;
       });
     };
     views.push_back(std::move(v));
