@@ -20,7 +20,9 @@ using engine::Config;
 namespace {
 
 void add(Builder& b, const std::string& name, std::vector<int64_t> shape, float fill = 0.0f) {
-  b.tensors[name] = {std::move(shape), fill, {}};
+  Builder::Tensor t{std::move(shape), fill, {}};
+  CHECK(t.numel() - 1 <= EntryMap::kMaxKey);  // its flat indices are the map's keys
+  b.tensors[name] = std::move(t);
 }
 
 void add_layer(Builder& b, int il) {
@@ -63,14 +65,14 @@ engine::DType stored_as(const Builder::Tensor& t, engine::DType dtype) { return 
 engine::Linear sparse_linear(const std::string& name, const Builder::Tensor& t, engine::DType dtype) {
   CHECK(t.shape.size() == 2 && t.fill == 0.0f);
   const bool keep_negative_zero = name.ends_with("embed_tokens.weight");
-  const std::vector<std::pair<int64_t, float>> set = t.set.sorted();
+  const std::vector<EntryMap::Entry> set = t.set.sorted();
   std::vector<engine::CsrEntry> entries;
   entries.reserve(set.size());
-  const int64_t cols = t.shape[1];
+  const int32_t cols = static_cast<int32_t>(t.shape[1]);
   for (const auto& [i, x] : set) {
     const float v = engine::round_to(dtype, x);
     if (v == 0.0f && !(keep_negative_zero && std::signbit(v))) continue;
-    entries.push_back({static_cast<int32_t>(i / cols), static_cast<int32_t>(i % cols), v});
+    entries.push_back({i / cols, i % cols, v});
   }
   engine::Linear w{engine::TensorView{name, dtype, t.shape, nullptr}, nullptr};
   w.sparse = std::make_shared<const engine::CsrWeight>(engine::make_csr(cols, entries));
@@ -104,50 +106,51 @@ std::vector<float> Builder::Tensor::dense() const {
 }
 
 // Where probing for key starts in a table of mask + 1 slots (Fibonacci hashing).
-size_t EntryMap::home(int64_t key, size_t mask) { return static_cast<size_t>(key) * 0x9e3779b97f4a7c15ull >> 20 & mask; }
+size_t EntryMap::home(int32_t key, size_t mask) {
+  return static_cast<size_t>(static_cast<uint32_t>(key)) * 0x9e3779b97f4a7c15ull >> 20 & mask;
+}
 
 float& EntryMap::get(int64_t key, float fill) {
-  if (2 * (size_ + 1) > keys_.size()) grow();
-  const size_t mask = keys_.size() - 1;
-  for (size_t i = home(key, mask);; i = (i + 1) & mask) {
-    if (keys_[i] == key) return values_[i];
-    if (keys_[i] < 0) {
-      keys_[i] = key, values_[i] = fill, ++size_;
-      return values_[i];
+  CHECK(key >= 0 && key <= kMaxKey);
+  if (2 * (size_ + 1) > slots_.size()) grow();
+  const size_t mask = slots_.size() - 1;
+  const auto k = static_cast<int32_t>(key);
+  for (size_t i = home(k, mask);; i = (i + 1) & mask) {
+    Entry& e = slots_[i];
+    if (e.key == k) return e.value;
+    if (e.key < 0) {
+      e = {k, fill}, ++size_;
+      return e.value;
     }
   }
 }
 
 void EntryMap::grow() {
-  std::vector<int64_t> keys(std::max<size_t>(64, 2 * keys_.size()), -1);
-  std::vector<float> values(keys.size());
-  const size_t mask = keys.size() - 1;
-  for (size_t j = 0; j < keys_.size(); ++j) {
-    if (keys_[j] < 0) continue;
-    size_t i = home(keys_[j], mask);
-    while (keys[i] >= 0) i = (i + 1) & mask;
-    keys[i] = keys_[j], values[i] = values_[j];
+  std::vector<Entry> slots(std::max<size_t>(64, 2 * slots_.size()), Entry{-1, 0.0f});
+  const size_t mask = slots.size() - 1;
+  for (const Entry& e : slots_) {
+    if (e.key < 0) continue;
+    size_t i = home(e.key, mask);
+    while (slots[i].key >= 0) i = (i + 1) & mask;
+    slots[i] = e;
   }
-  keys_.swap(keys);
-  values_.swap(values);
+  slots_.swap(slots);
 }
 
 // An LSD radix sort, 11 bits a pass: keys are flat indices of at most a few hundred million,
 // so three passes, each linear (a comparison sort of the 3 M entries took 0.1 s).
-std::vector<std::pair<int64_t, float>> EntryMap::sorted() const {
-  std::vector<std::pair<int64_t, float>> v, tmp(size_);
+std::vector<EntryMap::Entry> EntryMap::sorted() const {
+  std::vector<Entry> v, tmp(size_);
   v.reserve(size_);
-  int64_t top = 0;
-  for_each([&](int64_t k, float x) {
-    v.emplace_back(k, x);
-    top = std::max(top, k);
-  });
+  int32_t top = 0;
+  for (const Entry& e : slots_)
+    if (e.key >= 0) v.push_back(e), top = std::max(top, e.key);
   constexpr int kBits = 11;
-  for (int shift = 0; shift < 64 && (top >> shift) > 0; shift += kBits) {
+  for (int shift = 0; shift < 31 && (top >> shift) > 0; shift += kBits) {
     std::vector<size_t> start((size_t{1} << kBits) + 1, 0);
-    for (const auto& e : v) ++start[(e.first >> shift & ((1 << kBits) - 1)) + 1];
+    for (const Entry& e : v) ++start[(e.key >> shift & ((1 << kBits) - 1)) + 1];
     for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-    for (const auto& e : v) tmp[start[e.first >> shift & ((1 << kBits) - 1)]++] = e;
+    for (const Entry& e : v) tmp[start[e.key >> shift & ((1 << kBits) - 1)]++] = e;
     v.swap(tmp);
   }
   return v;
@@ -199,12 +202,12 @@ void Builder::write(const std::string& dir, engine::DType dtype, const std::stri
         out.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
         return;
       }
-      const std::vector<std::pair<int64_t, float>> set = t.set.sorted();  // a matrix: row by row
+      const std::vector<EntryMap::Entry> set = t.set.sorted();  // a matrix: row by row
       const int64_t cols = t.shape[1];
       size_t next = 0;
       engine::write_rows(out, as, t.shape[0], cols, [&](int64_t r, float* f) {
         const size_t first = next;
-        for (; next < set.size() && set[next].first < (r + 1) * cols; ++next) f[set[next].first - r * cols] = set[next].second;
+        for (; next < set.size() && set[next].key < (r + 1) * cols; ++next) f[set[next].key - r * cols] = set[next].value;
         return next > first;
       });
     };

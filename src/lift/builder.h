@@ -7,6 +7,7 @@
 // tokenizer.json).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,23 +24,29 @@ inline constexpr float kALogNoDecay = -30.0f;
 
 // Flat index -> value, by open addressing: the construction sets about 3 M entries in
 // random order, and a node-based map spent more time allocating, rehashing and freeing
-// than the construction took (the GPU-only model is built at every start).
+// than the construction took (the GPU-only model is built at every start). A slot is a
+// 32-bit key and its value side by side, so a probe touches one cache line: separate key
+// and value arrays missed twice a get (four times under ASan, with the shadow).
 class EntryMap {
  public:
-  float& get(int64_t key, float fill);  // the entry, made `fill` if absent
+  struct Entry {
+    int32_t key;  // -1: empty
+    float value;
+  };
+  static constexpr int64_t kMaxKey = INT32_MAX - 1;  // a tensor's flat index must fit
+  float& get(int64_t key, float fill);               // the entry, made `fill` if absent
   size_t size() const { return size_; }
-  std::vector<std::pair<int64_t, float>> sorted() const;  // by key
+  std::vector<Entry> sorted() const;  // by key
   template <typename Fn>
   void for_each(Fn fn) const {  // fn(key, value), in no particular order
-    for (size_t i = 0; i < keys_.size(); ++i)
-      if (keys_[i] >= 0) fn(keys_[i], values_[i]);
+    for (const Entry& e : slots_)
+      if (e.key >= 0) fn(int64_t{e.key}, e.value);
   }
 
  private:
-  static size_t home(int64_t key, size_t mask);
+  static size_t home(int32_t key, size_t mask);
   void grow();
-  std::vector<int64_t> keys_;  // -1: empty
-  std::vector<float> values_;
+  std::vector<Entry> slots_;
   size_t size_ = 0;
 };
 

@@ -33,7 +33,7 @@ using json = nlohmann::ordered_json;
 struct GpuPart {
   const lift::Builder::Tensor* t = nullptr;
   int64_t row_off = 0, col_off = 0;
-  std::vector<std::pair<int64_t, float>> entries;
+  std::vector<lift::EntryMap::Entry> entries;
 
   GpuPart(const lift::Builder::Tensor& tensor, int64_t r, int64_t c) : t(&tensor), row_off(r), col_off(c) {
     entries = tensor.set.sorted();
@@ -47,10 +47,11 @@ struct GpuPart {
     const int64_t c = cols();
     if (std::bit_cast<uint32_t>(t->fill) != 0)  // out is zeroed: most parts fill +0
       for (int64_t r = first; r < last; ++r) std::fill_n(out + (r - row0) * out_cols + col_off, c, t->fill);
-    auto it = std::lower_bound(entries.begin(), entries.end(), std::pair{(first - row_off) * c, -INFINITY});
-    for (; it != entries.end() && it->first < (last - row_off) * c; ++it) {
-      const int64_t r = it->first / c + row_off, col = it->first % c + col_off;
-      out[(r - row0) * out_cols + col] = it->second;
+    auto it = std::partition_point(entries.begin(), entries.end(),
+                                   [&](const lift::EntryMap::Entry& e) { return e.key < (first - row_off) * c; });
+    for (; it != entries.end() && it->key < (last - row_off) * c; ++it) {
+      const int64_t r = it->key / c + row_off, col = it->key % c + col_off;
+      out[(r - row0) * out_cols + col] = it->value;
     }
   }
 };
