@@ -1,15 +1,18 @@
 // Runs every case of one corpus kernel through the `qgpu run` CLI and compares the outputs
 // with the oracle's (kernels/expected/NAME.json, made by scripts/gen_expected.py from a
 // host-C++ emulation, never from qgpu). Prints the first mismatches and the largest
-// difference per array. Usage: corpus_check QGPU KERNEL.cu EXPECTED.json [extra qgpu args]
+// difference per array. Usage: corpus_check QGPU KERNEL.cu EXPECTED.json [--cases N] [extra qgpu args]
 //
 // The arrays named in the expected file's "float_params" hold floats: the oracle writes each
 // element as a string (the shortest std::to_chars text, "inf", "-inf", "nan", "nan:0x...");
 // qgpu --json writes a finite one as a JSON number with that same text and the others as
 // those strings. A number is compared by reading it back as a float and formatting it with
 // std::to_chars again, so "1.5" and 1.5 match, and 1.5000001 does not.
+//
+// --cases N (before the qgpu args) runs only the first N cases.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -65,17 +68,21 @@ bool compare(const std::string& name, const nlohmann::json& want, const nlohmann
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    fmt::print(stderr, "usage: corpus_check QGPU KERNEL.cu EXPECTED.json [qgpu run args...]\n");
+    fmt::print(stderr, "usage: corpus_check QGPU KERNEL.cu EXPECTED.json [--cases N] [qgpu run args...]\n");
     return 2;
   }
+  int first = 4;
+  size_t max_cases = SIZE_MAX;
+  if (argc > 5 && std::string(argv[4]) == "--cases") max_cases = std::stoul(argv[5]), first = 6;
   std::string extra;
-  for (int i = 4; i < argc; ++i) extra += std::string(" ") + argv[i];
+  for (int i = first; i < argc; ++i) extra += std::string(" ") + argv[i];
   nlohmann::json expected = nlohmann::json::parse(std::ifstream(argv[3]));
   std::set<std::string> float_params;
   if (expected.contains("float_params"))
     for (const nlohmann::json& p : expected.at("float_params")) float_params.insert(p.get<std::string>());
   int failed = 0, n = 0;
   for (const nlohmann::json& c : expected.at("cases")) {
+    if (static_cast<size_t>(n) == max_cases) break;
     ++n;
     std::string cmd = fmt::format("{} run {} {}{} --json 2>&1", argv[1], argv[2], c.at("run").get<std::string>(), extra);
     int status = 0;

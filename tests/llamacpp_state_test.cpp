@@ -309,7 +309,7 @@ void expect_llama_generates(const std::string& gguf, const std::string& what, co
 // tokens); bf16 generates examples/float_order.qasm (84 records: the twelve binary32
 // compares' `pred` records and a min.f32 on edge pairs), forces a corpus launch with atomics
 // (216 tokens) and one with warp shuffles (651); the merged checkpoint below, whose GGUF
-// holds the same GPU layers in bf16, generates examples/loops.qasm (a divergent loop).
+// holds the same GPU layers in bf16, generates examples/divergence.qasm (divergent lanes).
 // Until issue 25 f32 generated examples/divergence.qasm (77 records, 80 s of CI) and bf16 a
 // kernel's votes (activemask_partial, 79 records). Under ASan+UBSan our side is the GGUF
 // writer and the state reader, which (a) runs in bf16; llama.cpp's minutes of (b) and (c)
@@ -359,10 +359,11 @@ TEST_P(LlamaCppMachine, ImageLaunchAndForcedStateEqualTheInterpreter) {
 
 // The GPU merged into a tiny base with its head shapes (`qgpu build`, issue 6), bf16, as a
 // GGUF: llama.cpp's plain greedy decoding (no masking of the base's tokens) generates
-// examples/loops.qasm's launch (a divergent loop, compares, predicate logic, guards; 130
-// records) from its program image, record for record the interpreter's, at the GPU's token
-// ids (after the base's vocabulary). This is also llama.cpp's bf16 generation of the
-// machine: the merged GGUF holds the GPU-only model's layers.
+// examples/divergence.qasm's launch (lanes that split on a predicate and meet again, min-PC;
+// 77 records) from its program image, record for record the interpreter's, at the GPU's
+// token ids (after the base's vocabulary). This is also llama.cpp's bf16 generation of the
+// machine: the merged GGUF holds the GPU-only model's layers. (Until issue 25 it generated
+// examples/loops.qasm, 130 records.)
 TEST(LlamaCppMerged, GeneratesALaunchOnAMergedCheckpoint) {
 #if defined(QGPU_ASAN)
   GTEST_SKIP() << "runs in the dev preset (llama.cpp's minutes are not ours to sanitize)";
@@ -375,7 +376,7 @@ TEST(LlamaCppMerged, GeneratesALaunchOnAMergedCheckpoint) {
   const merge::BuildReport r = merge::build_merged(dir / "base", dir / "merged", {});
   write_gguf_model(load_model(dir / "merged"), dir / "merged.gguf", DType::bf16);
   std::filesystem::remove_all(dir / "merged");
-  expect_llama_generates(dir / "merged.gguf", "bf16 on a merged checkpoint", "loops.qasm", r.plan.base_vocab, 2);
+  expect_llama_generates(dir / "merged.gguf", "bf16 on a merged checkpoint", "divergence.qasm", r.plan.base_vocab, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Machine, LlamaCppMachine, ::testing::Values(DType::f32, DType::bf16),

@@ -285,9 +285,11 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
     EXPECT_NE(std::string(e.what()).find("edited after `qgpu build`"), std::string::npos) << e.what();
   }
   poke_bf16(tmp / "merged", down, 3, 0.0f);
+#if !defined(QGPU_ASAN)  // a process that makes the model and reads 2.3 GB: the edited file's run below reads the same
   test_util::Result ok = test_util::qgpu("verify " + (tmp / "merged"));
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_NE(ok.out.find("every GPU matrix equals the construction"), std::string::npos) << ok.out;
+#endif
   poke_bf16(tmp / "merged", down, (d + 77) * I + 5, 0.5f);
   test_util::Result bad = test_util::qgpu("verify " + (tmp / "merged"));
   EXPECT_EQ(bad.status, 1);
