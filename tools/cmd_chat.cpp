@@ -40,7 +40,15 @@ struct Loaded {
   std::string greeting;
 };
 
+[[noreturn]] void no_language(const std::string& name) {
+  fail("{} is the GPU-only model: it has no language model to answer in words. Merge the GPU into "
+       "Qwen3.5 with `qgpu build --base Qwen/Qwen3.5-2B --out build/merged-2b` and pass that directory",
+       name);
+}
+
 std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
+  // Refused before the GPU is made (a second, and 8 s under ASan, for nothing).
+  if (need_language && a.script.empty() && (a.model.empty() || a.model == "gpu")) no_language("qgpu's GPU");
   auto l = std::make_unique<Loaded>();
   NamedModel named = load_named_model(a.model, a.dtype);
   l->dir = named.name;
@@ -59,10 +67,7 @@ std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
     l->text = chat::engine_generator(l->model, *l->tokenizer, {.max_tokens = a.max_tokens, .threads = a.threads});
     l->greeting = fmt::format("{}: Qwen3.5 with the GPU merged in; ask in words, or / for commands", l->dir);
   } else {
-    if (need_language)
-      fail("{} is the GPU-only model: it has no language model to answer in words. Merge the GPU into "
-           "Qwen3.5 with `qgpu build --base Qwen/Qwen3.5-2B --out build/merged-2b` and pass that directory",
-           named.gpu_only_in_memory ? "qgpu's GPU" : l->dir);
+    if (need_language) no_language(l->dir);  // a GPU-only checkpoint on disk
     l->greeting = fmt::format(
         "{}: the GPU-only model (the compiled GPU's layers, no language model), so it cannot answer in words. "
         "/run FILE.cu or /kernels launch kernels with the panel; for chat, merge it into Qwen3.5 with "
