@@ -24,6 +24,7 @@
 #include "host/launch.h"
 #include "lift/machine_model.h"
 #include "float_text.h"
+#include "machine_launches.h"
 #include "test_util.h"
 
 namespace qgpu {
@@ -168,14 +169,11 @@ TEST(CorpusModelCount, EveryKernelHasExpectedOutputs) {
 // up to 65,537) is over 100,000 records, which its shard generates in bf16, every record
 // the interpreter's and every output the oracle's. (Until issue 25 model_launch_test also
 // generated examples/long.qasm's 101,713 records: 49 s of CI for the same property.)
+// (The shards' `gaps.ops == 0` keeps it generatable.)
 TEST(CorpusModelCount, ALaunchOfOverAHundredThousandRecordsIsACase) {
   const std::vector<std::filesystem::path> files = expected_files();
   ASSERT_TRUE(std::any_of(files.begin(), files.end(), [](const auto& f) { return f.stem() == "is_prime"; }));
-  const nlohmann::json expected = nlohmann::json::parse(test_util::read_file(std::string(QGPU_SOURCE_DIR) + "/kernels/expected/is_prime.json"));
-  const std::string cu = std::string(QGPU_SOURCE_DIR) + "/kernels/is_prime.cu";
-  const CompiledKernel k = compile_cuda(test_util::read_file(cu), options(cu, expected.at("cases").at(0).at("run").get<std::string>()));
-  EXPECT_FALSE(lift::generation_gap(k.program.code, k.program.launch));
-  EXPECT_GE(qgpu::run(k.program, k.program.launch).records.size(), 100000u);
+  EXPECT_GE(test_util::corpus_forced("is_prime", 0).records.size(), 100000u);
 }
 
 TEST_P(CorpusModel, EveryCaseInBf16ShortestInF32AndF16) {
