@@ -34,6 +34,11 @@ std::vector<IrOperand> ir_uses(const IrInstr& in) {
 
 IrOperand ir_def(const IrInstr& in) { return is_register(in.d) ? in.d : IrOperand{}; }
 
+bool ir_has_side_effect(const IrInstr& in) {
+  Effect e = op_info(in.op).effect;
+  return e != Effect::kValue && e != Effect::kPred;
+}
+
 std::vector<int> ir_successors(const IrFunction& f, int i) {
   const IrInstr& in = f.code[i];
   bool last = i + 1 >= static_cast<int>(f.code.size());

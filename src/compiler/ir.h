@@ -55,6 +55,9 @@ struct IrFunction {
 // Source operands read by an instruction (guard included), and the register it writes.
 std::vector<IrOperand> ir_uses(const IrInstr& in);
 IrOperand ir_def(const IrInstr& in);
+// Whether the instruction does more than write its register d or predicate (a store, an
+// atomic, a branch, a barrier, an exit): such an instruction is never dead code.
+bool ir_has_side_effect(const IrInstr& in);
 // Successor instruction indices (fallthrough and branch target).
 std::vector<int> ir_successors(const IrFunction& f, int i);
 // Text form of one instruction / a whole function (--dump=ir).

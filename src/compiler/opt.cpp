@@ -22,12 +22,6 @@ bool is_memory(Op op) {
   return f == Form::kLoad || f == Form::kStore || f == Form::kAtom || f == Form::kCas;
 }
 
-bool has_side_effect(const IrInstr& in) {
-  Effect e = op_info(in.op).effect;
-  return e == Effect::kStore || e == Effect::kAtomic || e == Effect::kBranch ||
-         e == Effect::kBarrier || e == Effect::kExit;
-}
-
 // For each register: its single unguarded defining instruction, or -1.
 struct Defs {
   std::vector<int> vreg, pred;
@@ -365,7 +359,7 @@ bool remove_dead(IrFunction& f) {
     IrOperand d = ir_def(in);
     bool unread = d.kind == K::kNone || (d.kind == K::kVReg ? reads_v : reads_p)[d.index] == 0;
     bool self_move = (in.op == Op::kMov || in.op == Op::kMovPred) && in.a == in.d;
-    if ((unread && !has_side_effect(in)) || self_move) keep[i] = false, changed = true;
+    if ((unread && !ir_has_side_effect(in)) || self_move) keep[i] = false, changed = true;
   }
   if (changed) compact(f, keep);
   return changed;

@@ -189,11 +189,6 @@ void rename(IrOperand& o, const std::vector<int>& vcol, const std::vector<int>& 
   if (o.kind == K::kPred) o.index = pcol[o.index];
 }
 
-bool has_side_effect(const IrInstr& in) {
-  Effect e = op_info(in.op).effect;
-  return e != Effect::kValue && e != Effect::kPred;
-}
-
 // Removes writes that no path reads (e.g. an initial value overwritten on every path),
 // which single-definition propagation cannot see.
 void remove_dead_writes(IrFunction& f) {
@@ -204,7 +199,7 @@ void remove_dead_writes(IrFunction& f) {
     changed = false;
     for (size_t i = 0; i < f.code.size(); ++i) {
       IrOperand d = ir_def(f.code[i]);
-      if (d.kind == K::kNone || has_side_effect(f.code[i])) continue;
+      if (d.kind == K::kNone || ir_has_side_effect(f.code[i])) continue;
       if (!(d.kind == K::kVReg ? lv : lp)[i][d.index]) keep[i] = false, changed = true;
     }
     if (changed) compact(f, keep);

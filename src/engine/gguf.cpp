@@ -26,7 +26,7 @@ enum : uint32_t {
   kString = 8, kArray = 9, kU64 = 10, kI64 = 11, kF64 = 12,
 };
 constexpr uint32_t kGgmlF32 = 0, kGgmlF16 = 1, kGgmlBf16 = 30;
-constexpr uint32_t kMaxDims = 4;                       // GGML_MAX_DIMS
+constexpr uint32_t kMaxGgufDims = 4;                       // GGML_MAX_DIMS
 constexpr uint64_t kMaxStringBytes = uint64_t{1} << 28;  // 256 MiB; real files need < 1 MiB
 constexpr uint32_t kDefaultAlignment = 32;
 
@@ -173,9 +173,9 @@ struct TensorInfo {
 
 std::vector<int64_t> read_shape(Cursor& c, const std::string& name, uint64_t& numel) {
   uint32_t n_dims = c.read<uint32_t>(fmt::format("n_dims of tensor '{}'", name));
-  if (n_dims > kMaxDims)
+  if (n_dims > kMaxGgufDims)
     fail("{}: tensor '{}' has {} dimensions, more than ggml's {}; the file is corrupt",
-         c.f.path(), name, n_dims, kMaxDims);
+         c.f.path(), name, n_dims, kMaxGgufDims);
   std::vector<int64_t> shape(n_dims);
   numel = 1;
   for (uint32_t i = 0; i < n_dims; ++i) {
@@ -334,9 +334,9 @@ void check_writable(const std::vector<std::pair<std::string, GgufValue>>& kv,
   seen.clear();
   for (const TensorView& t : tensors) {
     if (!seen.insert(t.name).second) fail("write_gguf: tensor '{}' given twice", t.name);
-    if (t.shape.size() > kMaxDims)
+    if (t.shape.size() > kMaxGgufDims)
       fail("write_gguf: tensor '{}' has shape {}, more than {} dimensions", t.name,
-           shape_string(t.shape), kMaxDims);
+           shape_string(t.shape), kMaxGgufDims);
   }
 }
 

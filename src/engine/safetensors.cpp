@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // HF's own reader caps at 100 MB
-constexpr size_t kMaxDims = 8;
+constexpr size_t kMaxSafetensorsDims = 8;
 constexpr const char* kSingleName = "model.safetensors";
 constexpr const char* kIndexName = "model.safetensors.index.json";
 
@@ -101,8 +101,8 @@ int64_t checked_numel(const std::string& where, const std::vector<int64_t>& shap
 }
 
 std::vector<int64_t> parse_shape(const std::string& where, const ojson& s) {
-  if (!s.is_array() || s.size() > kMaxDims)
-    fail("{}: 'shape' must be an array of at most {} integers; the file is corrupt", where, kMaxDims);
+  if (!s.is_array() || s.size() > kMaxSafetensorsDims)
+    fail("{}: 'shape' must be an array of at most {} integers; the file is corrupt", where, kMaxSafetensorsDims);
   std::vector<int64_t> shape;
   for (const ojson& d : s) {
     if (!d.is_number_integer())
