@@ -18,14 +18,28 @@ packages=(
 )
 
 # The llama.cpp reference engine (prebuilt CPU build in node-llama-cpp); needs Node.js 20+.
+# Its prebuilt binaries are optional dependencies, one package a platform and GPU backend,
+# and npm installs every one this OS may run (CUDA, Vulkan, arm: 650 of 730 MB). The tests
+# run llama.cpp on the CPU only (getLlama({gpu: false})), so the optional ones are left out
+# and this machine's CPU package is added at the version the lockfile pins: about 83 MB.
 install_llamacpp() {
-  if [ -f tests/llamacpp/node_modules/node-llama-cpp/package.json ]; then
+  local dir=tests/llamacpp platform
+  case "$(uname -m)" in
+    x86_64) platform=linux-x64 ;;
+    aarch64) platform=linux-arm64 ;;
+    *) echo "install-deps: no prebuilt llama.cpp for $(uname -m); the llama.cpp tests will skip" >&2; return ;;
+  esac
+  if [ -f $dir/node_modules/node-llama-cpp/package.json ] && [ -f $dir/node_modules/@node-llama-cpp/$platform/package.json ]; then
     echo "install-deps: node-llama-cpp present"
     return
   fi
   command -v npm >/dev/null || { echo "install-deps: npm not found; install Node.js 20 and npm" >&2; exit 1; }
-  echo "install-deps: npm ci --prefix tests/llamacpp (node-llama-cpp, about 730 MB)"
-  npm ci --prefix tests/llamacpp --ignore-scripts --no-audit --no-fund
+  local version
+  version=$(node -p "require('./$dir/package-lock.json').packages['node_modules/node-llama-cpp'].version")
+  echo "install-deps: npm ci --prefix $dir (node-llama-cpp $version without its optional binaries)"
+  npm ci --prefix $dir --ignore-scripts --no-audit --no-fund --omit=optional
+  echo "install-deps: npm install @node-llama-cpp/$platform@$version (llama.cpp's CPU build)"
+  npm install --prefix $dir --ignore-scripts --no-audit --no-fund --no-save --omit=optional "@node-llama-cpp/$platform@$version"
 }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
