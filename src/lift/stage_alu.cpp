@@ -29,7 +29,6 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-constexpr int kKill = 0, kPropagate = 1, kGenerate = 2;
 
 // Nibble g of a word field as a term: sign * its value (sign -1: minus the value), or
 // 15 - value (complement).

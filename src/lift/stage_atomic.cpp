@@ -10,12 +10,12 @@
 //      word 0 elsewhere; xat, whether the token consumes an atomic's old word (0 yes, 1 no); jb, lane
 //      j's operand b (L2's read `rb{j}`), ja, nibbles 0..2 of its base (`ra{j}`), the
 //      word 0 when xat is 1;
-//   L7 MLP: the update's adder, first half: per nibble old + b mod 16 and its class
+//   L7 MLP: the update's adder, first half: per nibble_value old + b mod 16 and its class
 //      (xs, xcl) for atom.add; the address's: ja + imm over nibbles 0..2 (ys, ycl); old
-//      against b per nibble (xc, xcs: the top one signed) for min / max and cas; mw
+//      against b per nibble_value (xc, xcs: the top one signed) for min / max and cas; mw
 //      (stage_operands.cpp) is b at an atom.exch's x, the word 0 at the others';
 //   L11 MLP: the carries into nibbles 1..7 of the update (xcar) and 1..2 of the address
-//      (ycar); old against b, unsigned and signed (xcu, xcg: the highest differing nibble);
+//      (ycar); old against b, unsigned and signed (xcu, xcg: the highest differing nibble_value);
 //   L12 MLP: mw telescoped from 0 to old + b at an atom.add's x; xw, the word index
 //      address / 4 as hi (/ 8) and lo (% 8), or none: L14's memory key (stage_image.cpp);
 //      xpk, whether min / max and cas keep old or take b or c;
@@ -36,12 +36,11 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-constexpr int kKill = 0, kPropagate = 1, kGenerate = 2;
 constexpr int kAddrNibbles = 3;
 constexpr std::initializer_list<Op> kAtomics = {Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
                                                 Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas};
 
-Term nibble(Net& n, const std::string& field, int g) { return value_term(n, field, 16 * g, 16); }
+Term nibble_value(Net& n, const std::string& field, int g) { return value_term(n, field, 16 * g, 16); }
 
 // L6: xat, jb, ja.
 void select_rules(Net& n, Mlp& m) {
@@ -56,7 +55,7 @@ void select_rules(Net& n, Mlp& m) {
   for (int l = 0; l < kLanes; ++l) {
     const Lit lane = {n.dim("wb_tag", 2 * l)};
     const std::string s = std::to_string(l);
-    auto rule = [&](const char* read, const char* out, int j) {  // the read's nibble j / 16 is j % 16
+    auto rule = [&](const char* read, const char* out, int j) {  // the read's nibble_value j / 16 is j % 16
       std::vector<Lit> lits = {vt, atomic, lane};
       for (const Lit& b : nibble_is(n, read + s, j / 16, j % 16)) lits.push_back(b);
       m.rule(lits, {n.dim(out, j)});
@@ -82,9 +81,9 @@ void select_c(Net& n, Mlp& m) {
     }
 }
 
-// Steps "x_g + y_g >= v" telescoping sum nibble g from 0 to v % 16 and its class from
+// Steps "x_g + y_g >= v" telescoping sum nibble_value g from 0 to v % 16 and its class from
 // kill to propagate (15) and generate (16); the base (0, kill) at every token.
-void digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const std::string& x,
+void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const std::string& x,
             const std::string& y, const std::vector<int>& veto) {
   for (int g = 0; g < nibbles; ++g) {
     auto s = [&](int v) { return n.dim(sum, 16 * g + v % 16); };
@@ -94,16 +93,16 @@ void digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const
       std::vector<Out> outs = {{s(v - 1), -1}, {s(v), 1}};
       if (v == 15) outs.insert(outs.end(), {{c(kKill), -1}, {c(kPropagate), 1}});
       if (v == 16) outs.insert(outs.end(), {{c(kPropagate), -1}, {c(kGenerate), 1}});
-      m.step({nibble(n, x, g), nibble(n, y, g)}, v, veto, outs);
+      m.step({nibble_value(n, x, g), nibble_value(n, y, g)}, v, veto, outs);
     }
   }
 }
 
-// L12: mw from the word 0 (L7) to xs + xcar, nibble by nibble, at an atom.add's x.
+// L12: mw from the word 0 (L7) to xs + xcar, nibble_value by nibble_value, at an atom.add's x.
 void update_word(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.add")[0]};
   for (int g = 0; g < 8; ++g) {
-    std::vector<Term> terms = {nibble(n, "xs", g)};
+    std::vector<Term> terms = {nibble_value(n, "xs", g)};
     if (g > 0) terms.push_back({{n.dim("xcar", 2 * (g - 1) + 1)}, {1}});
     for (int v = 1; v <= (g > 0 ? 16 : 15); ++v)
       m.step(terms, v, veto, {{n.dim("mw", 16 * g + (v - 1) % 16), -1}, {n.dim("mw", 16 * g + v % 16), 1}});
@@ -138,9 +137,8 @@ void word_index(Net& n, Mlp& m) {
                  {n.dim("xw", u / 2 + 8 * r)});
 }
 
-constexpr int kLt = 0, kEq = 1, kGt = 2;
 
-// A nibble of a word field as a term weighted by sign * value, or for the top nibble of a
+// A nibble_value of a word field as a term weighted by sign * value, or for the top nibble_value of a
 // signed compare by sign * (value - 16 when the sign bit is set).
 Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos) {
   Term t;
@@ -153,7 +151,7 @@ Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos)
   return t;
 }
 
-// L7: old against b per nibble (xc: lt, eq, gt; xcs: the top nibble signed): eq at every
+// L7: old against b per nibble_value (xc: lt, eq, gt; xcs: the top nibble_value signed): eq at every
 // token, a step "old - b >= 1" to gt and "b - old >= 1" to lt, vetoed unless min / max's x.
 void compare_nibbles(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.cmp")[0]};
@@ -166,7 +164,7 @@ void compare_nibbles(Net& n, Mlp& m) {
   one(n.dim("xcs", kLt), n.dim("xcs", kEq), n.dim("xcs", kGt), 7, true);
 }
 
-// L11: the highest nibble that differs decides (xcu unsigned, xcg signed: its top nibble
+// L11: the highest nibble_value that differs decides (xcu unsigned, xcg signed: its top nibble_value
 // from xcs); equal when none does.
 void compare_words(Net& n, Mlp& m) {
   for (const char* out : {"xcu", "xcg"}) {
@@ -187,7 +185,7 @@ void compare_words(Net& n, Mlp& m) {
 
 // L12: xpk, min / max keep old (0) or take b (1), cas takes c (2) when old equals b;
 // old for every other op.
-void pick_rules(Net& n, Mlp& m) {
+void atomic_pick_rules(Net& n, Mlp& m) {
   const int old = n.dim("xpk", 0), b = n.dim("xpk", 1);
   const Lit cas = op_dims(n, {Op::kAtomCas});
   m.rule({cas, {n.dim("xcu", kEq)}}, {n.dim("xpk", 2)});
@@ -206,7 +204,7 @@ void pick_rules(Net& n, Mlp& m) {
   m.rule({op_dims(n, {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomCas}, true)}, {old});
 }
 
-// L13: mw from the word 0 (L7) to old, b or c, by steps on the kept word's nibble values.
+// L13: mw from the word 0 (L7) to old, b or c, by steps on the kept word's nibble_value values.
 void keep_word(Net& n, Mlp& m) {
   const char* words[3] = {"wb_word", "jb", "jc"};
   for (int k = 0; k < 3; ++k) {
@@ -215,7 +213,7 @@ void keep_word(Net& n, Mlp& m) {
       if (other != k) veto.push_back(n.dim("xpk", other));
     for (int g = 0; g < 8; ++g)
       for (int v = 1; v < 16; ++v)
-        m.step({nibble(n, words[k], g)}, v, veto,
+        m.step({nibble_value(n, words[k], g)}, v, veto,
                {{n.dim("mw", 16 * g + v - 1), -1}, {n.dim("mw", 16 * g + v), 1}});
   }
 }
@@ -227,8 +225,8 @@ void build_atomics(Net& n) {
   select_c(n, select);
   select_rules(n, select);
   Mlp first(n, kLaneOpsLayer + 1);
-  digits(n, first, "xs", "xcl", 8, "wb_word", "jb", {n.dim("xat", 1), op_veto(n, "atom.add")[0]});
-  digits(n, first, "ys", "ycl", kAddrNibbles, "ja", "f_imm", {n.dim("xat", 1)});
+  sum_digits(n, first, "xs", "xcl", 8, "wb_word", "jb", {n.dim("xat", 1), op_veto(n, "atom.add")[0]});
+  sum_digits(n, first, "ys", "ycl", kAddrNibbles, "ja", "f_imm", {n.dim("xat", 1)});
   compare_nibbles(n, first);
   Mlp second(n, kAluLayer);
   carries(n, second, "xcl", "xcar", 8);
@@ -237,7 +235,7 @@ void build_atomics(Net& n) {
   Mlp third(n, kAluLayer + 1);
   update_word(n, third);
   word_index(n, third);
-  pick_rules(n, third);
+  atomic_pick_rules(n, third);
   Mlp fourth(n, kAluLayer + 2);
   keep_word(n, fourth);
 }

@@ -15,7 +15,7 @@ namespace qgpu::lift {
 namespace {
 
 using Lit = Mlp::Literal;
-using Term = std::vector<Lit>;
+using Conjunction = std::vector<Lit>;
 
 // The op codes (f_op = op + 1, 0 empty) in `ops`, or all others when `except`.
 Lit ops(Net& n, std::initializer_list<Op> list, bool except = false) {
@@ -28,14 +28,14 @@ Lit ops(Net& n, std::initializer_list<Op> list, bool except = false) {
   return d;
 }
 
-Term join(Term a, const Term& b) {
+Conjunction join(Conjunction a, const Conjunction& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
 
 // The three disjoint ways a lane's guard passes, and the two it fails.
 struct Guards {
-  std::vector<Term> pass, fail;
+  std::vector<Conjunction> pass, fail;
 };
 
 Guards guards(Net& n, int lane) {
@@ -59,11 +59,11 @@ void lane_control(Net& n, Mlp& m, int lane) {
 
   // eff at every token (the records of a step need it); npc and act only at `sched`.
   m.rule({out}, {eff1});
-  for (const Term& p : g.pass) m.rule(join({in}, p), {eff0});
-  for (const Term& f : g.fail) m.rule(join({in}, f), {eff1});
+  for (const Conjunction& p : g.pass) m.rule(join({in}, p), {eff0});
+  for (const Conjunction& f : g.fail) m.rule(join({in}, f), {eff1});
   m.rule({other_token}, {hi(16), lo(8), act(3)});
   m.rule({sched, out}, {hi(16), lo(8), act(0)});
-  for (const Term& p : g.pass) {
+  for (const Conjunction& p : g.pass) {
     m.rule(join({sched, in, exit}, p), {act(1)});
     m.rule(join({sched, in, bar}, p), {act(2)});
     m.rule(join({sched, in, other}, p), {act(0)});
@@ -73,11 +73,11 @@ void lane_control(Net& n, Mlp& m, int lane) {
         m.rule(join({sched, in, bra, {n.dim("f_imm", 16 + b)}, n.dims("f_imm", 8 * half, 8)}, p), {hi(2 * b + half)});
     for (int a = 0; a < 8; ++a) m.rule(join({sched, in, bra, {n.dim("f_imm", a), n.dim("f_imm", a + 8)}}, p), {lo(a)});
   }
-  for (const Term& f : g.fail) m.rule(join({sched, in}, f), {act(0)});
+  for (const Conjunction& f : g.fail) m.rule(join({sched, in}, f), {act(0)});
   // Not taken: the next block (block 127 wraps to 0; a program never falls off its end).
-  std::vector<Term> next = {{ops(n, {Op::kBra}, true)}};
-  for (const Term& f : g.fail) next.push_back(join({bra}, f));
-  for (const Term& c : next) {
+  std::vector<Conjunction> next = {{ops(n, {Op::kBra}, true)}};
+  for (const Conjunction& f : g.fail) next.push_back(join({bra}, f));
+  for (const Conjunction& c : next) {
     for (int k = 0; k < 8; ++k) m.rule(join({sched, in, {n.dim("step", kStepLo + k)}}, c), {lo((k + 1) % 8)});
     for (int h = 0; h < 16; ++h) {
       m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, {n.dim("step", kStepLo + 7)}}, c), {hi((h + 1) % 16)});

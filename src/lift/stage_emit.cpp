@@ -34,7 +34,7 @@ using Lit = Mlp::Literal;
 constexpr float kFamilyLogit = 64.0f;  // more than any token's field matches plus kFitsLogit
 constexpr float kFitsLogit = 32.0f;    // more than a value token's field matches (12)
 
-int nib(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
+int word_nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 
 // The ops that read memory at lane nl's address: ld, and the atomics (the old word; the
 // update is written at the token that consumes it, stage_atomic.cpp).
@@ -51,7 +51,7 @@ void build_load(Net& n) {
     const uint32_t byte = 4u * static_cast<uint32_t>(a);
     for (int d : loads) m.query(a, d);
     for (int l = 0; l < kLanes; ++l) m.query(a, n.dim("nl", l));
-    for (int g = 0; g < 8; ++g) m.query(a, n.dim("sum", 16 * g + nib(byte, g)));
+    for (int g = 0; g < 8; ++g) m.query(a, n.dim("sum", 16 * g + word_nibble(byte, g)));
     m.query_bias(a, -(10.0f - 0.5f));
   }
   for (int d : op_dims(n, kLoadOps, true)) m.query(kNullSlot, d);
@@ -102,7 +102,7 @@ void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::strin
 // res = NVIDIA's canonical NaN (0x7fffffff: not a one-token value) when the literals hold.
 void canonical_nan_rule(Net& n, Mlp& m, const std::vector<Lit>& when) {
   std::vector<int> out = {n.dim("fits", 1)};
-  for (int g = 0; g < 8; ++g) out.push_back(n.dim("res", 16 * g + nib(kCanonicalNaN, g)));
+  for (int g = 0; g < 8; ++g) out.push_back(n.dim("res", 16 * g + word_nibble(kCanonicalNaN, g)));
   m.rule(when, out);
 }
 
@@ -252,7 +252,7 @@ void build_lm_head(Net& n) {
         family(id, kEmitValue);
         h.add(id, n.dim("fits", r.kind == Tok::kSmall ? 0 : 1), kFitsLogit);
         h.rails(id, "etag", r.x);
-        for (int g = 0; g < (r.kind == Tok::kSmall ? 8 : 2); ++g) h.add(id, n.dim("res", 16 * g + nib(v, g)), 1.0f);
+        for (int g = 0; g < (r.kind == Tok::kSmall ? 8 : 2); ++g) h.add(id, n.dim("res", 16 * g + word_nibble(v, g)), 1.0f);
         break;
       }
       case Tok::kMid1: case Tok::kMid2: case Tok::kTail: {
@@ -274,7 +274,7 @@ void build_lm_head(Net& n) {
         family(id, kEmitSt);
         h.add(id, n.dim("nl", r.x), 1.0f);
         const uint32_t byte = 4u * static_cast<uint32_t>(r.y);
-        for (int g = 0; g < 3; ++g) h.add(id, n.dim("sum", 16 * g + nib(byte, g)), 1.0f);
+        for (int g = 0; g < 3; ++g) h.add(id, n.dim("sum", 16 * g + word_nibble(byte, g)), 1.0f);
         break;
       }
       case Tok::kBar:

@@ -34,7 +34,6 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-constexpr int kLt = 0, kEq = 1, kGt = 2;
 
 int code_of(Special s) { return 20 + static_cast<int>(s); }
 

@@ -28,7 +28,7 @@ using Term = Mlp::Term;
 
 int lbit(Net& n, int g, int k, bool on) { return n.dim("lbit", (4 * g + k) * 2 + (on ? 0 : 1)); }
 
-std::vector<int> veto_unless(Net& n, Op op) { return op_veto(n, op_info(op).mnemonic); }
+std::vector<int> veto_unless_op(Net& n, Op op) { return op_veto(n, op_info(op).mnemonic); }
 
 // Bit k of nibble g of a word field, times sign.
 Term bit(Net& n, const std::string& field, int g, int k, int sign) {
@@ -50,11 +50,11 @@ void logic_bits(Net& n, Mlp& m) {
       const std::vector<Term> both = {bit(n, "oa", g, k, 1), bit(n, "ob", g, k, 1)};
       const std::vector<Mlp::Out> turn_on = {{lbit(n, g, k, false), -1}, {lbit(n, g, k, true), 1}};
       const std::vector<Mlp::Out> turn_off = {{lbit(n, g, k, false), 1}, {lbit(n, g, k, true), -1}};
-      m.step(both, 2, veto_unless(n, Op::kAnd), turn_on);
-      m.step(both, 1, veto_unless(n, Op::kOr), turn_on);
-      m.step(both, 1, veto_unless(n, Op::kXor), turn_on);
-      m.step(both, 2, veto_unless(n, Op::kXor), turn_off);
-      m.step({bit(n, "oa", g, k, -1)}, 0, veto_unless(n, Op::kNot), turn_on);
+      m.step(both, 2, veto_unless_op(n, Op::kAnd), turn_on);
+      m.step(both, 1, veto_unless_op(n, Op::kOr), turn_on);
+      m.step(both, 1, veto_unless_op(n, Op::kXor), turn_on);
+      m.step(both, 2, veto_unless_op(n, Op::kXor), turn_off);
+      m.step({bit(n, "oa", g, k, -1)}, 0, veto_unless_op(n, Op::kNot), turn_on);
       m.step({bit(n, "oa", g, k, 1)}, 1, op_veto(n, "abits"), turn_on);  // a shift's, popc's, clz's a, bit by bit
       m.step({bit(n, "oa", 7 - g, 3 - k, 1)}, 1, op_veto(n, "brev"), turn_on);  // brev: a's bit 31 - (4 g + k)
     }
@@ -88,7 +88,7 @@ void shift_bits(Net& n, Mlp& m) {
   for (int i = 0; i < 32; ++i) off.push_back(sbit(n, i, false));
   m.rule({{n.one()}}, off);
   auto on_when = [&](Op op, int i, int s, int src) {
-    m.step({{{n.dim("sa", s)}, {1}}, {{lbit(n, src / 4, src % 4, true)}, {1}}}, 2, veto_unless(n, op),
+    m.step({{{n.dim("sa", s)}, {1}}, {{lbit(n, src / 4, src % 4, true)}, {1}}}, 2, veto_unless_op(n, op),
            {{sbit(n, i, false), -1}, {sbit(n, i, true), 1}});
   };
   for (int i = 0; i < 32; ++i) {

@@ -130,6 +130,11 @@ void build_emit(Net& n);
 // stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
 // kLaneControlHots per lane.
 inline constexpr int kLaneControlHots = 4;
+
+// A nibble adder's carry classes (kill, propagate, generate) and a nibble compare's
+// (less, equal, greater): the fields that hold them have three dims a nibble.
+inline constexpr int kKill = 0, kPropagate = 1, kGenerate = 2;
+inline constexpr int kLt = 0, kEq = 1, kGt = 2;
 void build_lane_control(Net& n);
 
 }  // namespace qgpu::lift
