@@ -263,7 +263,9 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   RecordProperty("agree", fmt::format("{}/{}", t.agree, t.compared));
   expect_launches(merged);
   expect_skip_exact(merged, engine::Rounding::llama_cpp);
+#if !defined(QGPU_ASAN)  // transformers' rounding runs sanitized in model_launch_test
   expect_skip_exact(merged, engine::Rounding::transformers);
+#endif
 #if !defined(QGPU_ASAN)  // the full product multiplies every zero of the file: seconds under ASan
   // Text reads the base's weights from their dense copies (the used corner of each reader,
   // the MLP's padded units left out): the full product's bits.

@@ -308,6 +308,7 @@ TEST(ModelLaunch, ALaunchWithoutEndStopsAtMaxRecords) {
                                "--max-records 40): a kernel that does not finish, or a divergence (`--check` names "
                                "it)\n",
                                prompt, prompt + 39));
+#if !defined(QGPU_ASAN)  // a second sanitized process that makes the model for the same error path
   // `qgpu run` the same: a kernel that ends, stopped before it does.
   const test_util::Result v = test_util::qgpu(fmt::format(
       "run '{}/kernels/vecadd.cu' --grid 1 --block 4 --arg 'a=[1,2]' --arg 'b=[3,4]' --arg 'c=[0,0]' --arg n=2 "
@@ -315,6 +316,7 @@ TEST(ModelLaunch, ALaunchWithoutEndStopsAtMaxRecords) {
       QGPU_SOURCE_DIR));
   EXPECT_EQ(v.status, 1);
   EXPECT_NE(v.err.find("the model generated 5 records without `end` (token positions "), std::string::npos) << v.err;
+#endif
 }
 
 // The same ops in CUDA run on the model: mulhi.cu's __mulhi and __umulhi become sequences.
