@@ -29,7 +29,6 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-
 // Nibble g of a word field as a term: sign * its value (sign -1: minus the value), or
 // 15 - value (complement).
 Term nibble(Net& n, const std::string& field, int g, int sign = 1, bool complement = false) {

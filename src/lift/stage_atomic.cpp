@@ -10,12 +10,12 @@
 //      word 0 elsewhere; xat, whether the token consumes an atomic's old word (0 yes, 1 no); jb, lane
 //      j's operand b (L2's read `rb{j}`), ja, nibbles 0..2 of its base (`ra{j}`), the
 //      word 0 when xat is 1;
-//   L7 MLP: the update's adder, first half: per nibble_value old + b mod 16 and its class
+//   L7 MLP: the update's adder, first half: per nibble old + b mod 16 and its class
 //      (xs, xcl) for atom.add; the address's: ja + imm over nibbles 0..2 (ys, ycl); old
-//      against b per nibble_value (xc, xcs: the top one signed) for min / max and cas; mw
+//      against b per nibble (xc, xcs: the top one signed) for min / max and cas; mw
 //      (stage_operands.cpp) is b at an atom.exch's x, the word 0 at the others';
 //   L11 MLP: the carries into nibbles 1..7 of the update (xcar) and 1..2 of the address
-//      (ycar); old against b, unsigned and signed (xcu, xcg: the highest differing nibble_value);
+//      (ycar); old against b, unsigned and signed (xcu, xcg: the highest differing nibble);
 //   L12 MLP: mw telescoped from 0 to old + b at an atom.add's x; xw, the word index
 //      address / 4 as hi (/ 8) and lo (% 8), or none: L14's memory key (stage_image.cpp);
 //      xpk, whether min / max and cas keep old or take b or c;
@@ -40,8 +40,6 @@ constexpr int kAddrNibbles = 3;
 constexpr std::initializer_list<Op> kAtomics = {Op::kAtomAdd, Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS,
                                                 Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas};
 
-Term nibble_value(Net& n, const std::string& field, int g) { return value_term(n, field, 16 * g, 16); }
-
 // L6: xat, jb, ja.
 void select_rules(Net& n, Mlp& m) {
   const Lit vt = n.families({Tok::kSmall, Tok::kTail}), other = n.families({Tok::kSmall, Tok::kTail}, true);
@@ -55,7 +53,7 @@ void select_rules(Net& n, Mlp& m) {
   for (int l = 0; l < kLanes; ++l) {
     const Lit lane = {n.dim("wb_tag", 2 * l)};
     const std::string s = std::to_string(l);
-    auto rule = [&](const char* read, const char* out, int j) {  // the read's nibble_value j / 16 is j % 16
+    auto rule = [&](const char* read, const char* out, int j) {  // the read's nibble j / 16 is j % 16
       std::vector<Lit> lits = {vt, atomic, lane};
       for (const Lit& b : nibble_is(n, read + s, j / 16, j % 16)) lits.push_back(b);
       m.rule(lits, {n.dim(out, j)});
@@ -81,10 +79,10 @@ void select_c(Net& n, Mlp& m) {
     }
 }
 
-// Steps "x_g + y_g >= v" telescoping sum nibble_value g from 0 to v % 16 and its class from
+// Steps "x_g + y_g >= v" telescoping sum nibble g from 0 to v % 16 and its class from
 // kill to propagate (15) and generate (16); the base (0, kill) at every token.
 void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const std::string& x,
-            const std::string& y, const std::vector<int>& veto) {
+                const std::string& y, const std::vector<int>& veto) {
   for (int g = 0; g < nibbles; ++g) {
     auto s = [&](int v) { return n.dim(sum, 16 * g + v % 16); };
     auto c = [&](int k) { return n.dim(cls, 3 * g + k); };
@@ -93,16 +91,16 @@ void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, c
       std::vector<Out> outs = {{s(v - 1), -1}, {s(v), 1}};
       if (v == 15) outs.insert(outs.end(), {{c(kKill), -1}, {c(kPropagate), 1}});
       if (v == 16) outs.insert(outs.end(), {{c(kPropagate), -1}, {c(kGenerate), 1}});
-      m.step({nibble_value(n, x, g), nibble_value(n, y, g)}, v, veto, outs);
+      m.step({value_term(n, x, 16 * g, 16), value_term(n, y, 16 * g, 16)}, v, veto, outs);
     }
   }
 }
 
-// L12: mw from the word 0 (L7) to xs + xcar, nibble_value by nibble_value, at an atom.add's x.
+// L12: mw from the word 0 (L7) to xs + xcar, nibble by nibble, at an atom.add's x.
 void update_word(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.add")[0]};
   for (int g = 0; g < 8; ++g) {
-    std::vector<Term> terms = {nibble_value(n, "xs", g)};
+    std::vector<Term> terms = {value_term(n, "xs", 16 * g, 16)};
     if (g > 0) terms.push_back({{n.dim("xcar", 2 * (g - 1) + 1)}, {1}});
     for (int v = 1; v <= (g > 0 ? 16 : 15); ++v)
       m.step(terms, v, veto, {{n.dim("mw", 16 * g + (v - 1) % 16), -1}, {n.dim("mw", 16 * g + v % 16), 1}});
@@ -137,8 +135,7 @@ void word_index(Net& n, Mlp& m) {
                  {n.dim("xw", u / 2 + 8 * r)});
 }
 
-
-// A nibble_value of a word field as a term weighted by sign * value, or for the top nibble_value of a
+// A nibble of a word field as a term weighted by sign * value, or for the top nibble of a
 // signed compare by sign * (value - 16 when the sign bit is set).
 Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos) {
   Term t;
@@ -151,7 +148,7 @@ Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos)
   return t;
 }
 
-// L7: old against b per nibble_value (xc: lt, eq, gt; xcs: the top nibble_value signed): eq at every
+// L7: old against b per nibble (xc: lt, eq, gt; xcs: the top nibble signed): eq at every
 // token, a step "old - b >= 1" to gt and "b - old >= 1" to lt, vetoed unless min / max's x.
 void compare_nibbles(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.cmp")[0]};
@@ -164,7 +161,7 @@ void compare_nibbles(Net& n, Mlp& m) {
   one(n.dim("xcs", kLt), n.dim("xcs", kEq), n.dim("xcs", kGt), 7, true);
 }
 
-// L11: the highest nibble_value that differs decides (xcu unsigned, xcg signed: its top nibble_value
+// L11: the highest nibble that differs decides (xcu unsigned, xcg signed: its top nibble
 // from xcs); equal when none does.
 void compare_words(Net& n, Mlp& m) {
   for (const char* out : {"xcu", "xcg"}) {
@@ -204,7 +201,7 @@ void atomic_pick_rules(Net& n, Mlp& m) {
   m.rule({op_dims(n, {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomCas}, true)}, {old});
 }
 
-// L13: mw from the word 0 (L7) to old, b or c, by steps on the kept word's nibble_value values.
+// L13: mw from the word 0 (L7) to old, b or c, by steps on the kept word's nibble values.
 void keep_word(Net& n, Mlp& m) {
   const char* words[3] = {"wb_word", "jb", "jc"};
   for (int k = 0; k < 3; ++k) {
@@ -213,7 +210,7 @@ void keep_word(Net& n, Mlp& m) {
       if (other != k) veto.push_back(n.dim("xpk", other));
     for (int g = 0; g < 8; ++g)
       for (int v = 1; v < 16; ++v)
-        m.step({nibble_value(n, words[k], g)}, v, veto,
+        m.step({value_term(n, words[k], 16 * g, 16)}, v, veto,
                {{n.dim("mw", 16 * g + v - 1), -1}, {n.dim("mw", 16 * g + v), 1}});
   }
 }

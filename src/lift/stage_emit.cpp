@@ -34,8 +34,6 @@ using Lit = Mlp::Literal;
 constexpr float kFamilyLogit = 64.0f;  // more than any token's field matches plus kFitsLogit
 constexpr float kFitsLogit = 32.0f;    // more than a value token's field matches (12)
 
-int word_nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
-
 // The ops that read memory at lane nl's address: ld, and the atomics (the old word; the
 // update is written at the token that consumes it, stage_atomic.cpp).
 constexpr std::initializer_list<Op> kLoadOps = {Op::kLd,       Op::kAtomAdd,  Op::kAtomMinS, Op::kAtomMinU,

@@ -13,8 +13,6 @@ namespace {
 
 constexpr int kNone = 16;  // the "none" entry of a 17-wide group (nibble, tag, mask)
 
-int nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
-
 bool is_field(Tok t) {
   return t == Tok::kOp || t == Tok::kGuard || t == Tok::kFieldD || t == Tok::kFieldA ||
          t == Tok::kFieldB || t == Tok::kFieldC;
@@ -33,7 +31,7 @@ int image_address(const Rec& r) {
 // the tag of `h`.
 void value_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
   auto group = [&](const char* field, int groups, std::optional<uint32_t> v) {
-    for (int g = 0; g < groups; ++g) d.push_back(l[field].dim(17 * g + (v ? nibble(*v, g) : kNone)));
+    for (int g = 0; g < groups; ++g) d.push_back(l[field].dim(17 * g + (v ? word_nibble(*v, g) : kNone)));
   };
   auto if_kind = [&](Tok t, int v) { return r.kind == t ? std::optional<uint32_t>(static_cast<uint32_t>(v)) : std::nullopt; };
   group("vnib", 8, if_kind(Tok::kSmall, r.y));

@@ -42,7 +42,7 @@ int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", bit_dim(4 * pair
 // Column 7's pair (i, 7 - i), bit product q (s, t with s + t <= 3, in order): on at 0.
 int pbt(Net& n, int i, int q, bool on) { return n.dim("pbt", (10 * i + q) * 2 + (on ? 0 : 1)); }
 
-// Nibble g of a word field as a term weighted_by by f(value); zero weights are left out.
+// Nibble g of a word field as a term weighted by f(value); zero weights are left out.
 Term weighted_by(Net& n, const std::string& field, int g, const std::function<int(int)>& f) {
   Term t;
   for (int v = 0; v < 16; ++v)

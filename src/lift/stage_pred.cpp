@@ -34,7 +34,6 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-
 int code_of(Special s) { return 20 + static_cast<int>(s); }
 
 // Where a lane's operand comes from, for nibble g.

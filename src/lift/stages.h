@@ -135,6 +135,9 @@ inline constexpr int kLaneControlHots = 4;
 // (less, equal, greater): the fields that hold them have three dims a nibble.
 inline constexpr int kKill = 0, kPropagate = 1, kGenerate = 2;
 inline constexpr int kLt = 0, kEq = 1, kGt = 2;
+
+// Nibble g (0 lowest) of a word.
+inline int word_nibble(uint32_t v, int g) { return static_cast<int>(v >> (4 * g) & 0xf); }
 void build_lane_control(Net& n);
 
 }  // namespace qgpu::lift
