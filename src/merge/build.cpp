@@ -25,7 +25,7 @@ namespace qgpu::merge {
 namespace {
 
 namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
 // One GPU tensor (held sparse by the Builder) inside its merged tensor: its rows from
 // row_off, its columns from col_off, +0 around it; entries sorted by flat index so a chunk
@@ -95,30 +95,30 @@ void encode(engine::DType t, const float* x, size_t n, std::vector<uint8_t>& byt
   engine::encode_floats(t, x, n, bytes.data());
 }
 
-json read_json(const fs::path& path) {
+ojson read_json(const fs::path& path) {
   std::ifstream in(path);
   if (!in) fail("{}: cannot read", path.string());
-  json j = json::parse(in, nullptr, false);
+  ojson j = ojson::parse(in, nullptr, false);
   if (j.is_discarded()) fail("{}: not valid JSON", path.string());
   return j;
 }
 
-void write_json(const fs::path& path, const json& j) {
+void write_json(const fs::path& path, const ojson& j) {
   write_file_atomic(path.string(), [&](std::ostream& o) { o << j.dump(2) << "\n"; });
 }
 
 // tokenizer.json (and tokenizer_config.json's added_tokens_decoder, which transformers
 // also reads) with every GPU token added as a special token at base_vocab + t.
 int add_gpu_tokens(const fs::path& base, const fs::path& out, const MergePlan& p) {
-  json tok = read_json(base / "tokenizer.json");
-  if (!tok.contains("added_tokens")) tok["added_tokens"] = json::array();
+  ojson tok = read_json(base / "tokenizer.json");
+  if (!tok.contains("added_tokens")) tok["added_tokens"] = ojson::array();
   if (!tok["added_tokens"].is_array()) fail("{}: added_tokens is not an array", (base / "tokenizer.json").string());
-  for (const json& a : tok["added_tokens"])
+  for (const ojson& a : tok["added_tokens"])
     if (a.value("id", -1) >= p.base_vocab)
       fail("{}: added token {} has id {}, at or past the base's vocab_size {} where the GPU's tokens go",
            (base / "tokenizer.json").string(), a.value("content", std::string{}), a.value("id", -1), p.base_vocab);
   const int n = vocab_size();
-  json config;
+  ojson config;
   const bool has_config = fs::exists(base / "tokenizer_config.json");
   if (has_config) config = read_json(base / "tokenizer_config.json");
   for (int t = 0; t < n; ++t) {
@@ -252,7 +252,7 @@ void write_side_files(const fs::path& base, const fs::path& tmp, BuildReport& r)
       if (ec) fail("{}: cannot copy into the output ({})", (base / f).string(), ec.message());
     }
   if (!fs::exists(tmp / "generation_config.json")) {
-    json g = {{"bos_token_id", nullptr}, {"do_sample", false}};
+    ojson g = {{"bos_token_id", nullptr}, {"do_sample", false}};
     if (!p.merged.eos_token_id.empty()) g["eos_token_id"] = p.merged.eos_token_id;
     write_json(tmp / "generation_config.json", g);
   }
