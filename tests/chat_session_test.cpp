@@ -101,7 +101,8 @@ constexpr const char* kSquare =
     "  if (i < n) x[i] = x[i] * x[i];\n}\n```\n```launch\n--grid 1 --block 4 --arg 'x=[3,-4,5]' --arg n=3\n```";
 
 TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
-  const std::string broken = "```cuda\nextern \"C\" __global__ void square(float* x) { x[0] = x[0] * x[0]; }\n```\n"
+  // A float division: the model has no div.f32 yet (a float * would run: lower_float.cpp).
+  const std::string broken = "```cuda\nextern \"C\" __global__ void square(float* x) { x[0] = x[0] / 3.0f; }\n```\n"
                              "```launch\n--grid 1 --block 4 --arg 'x=[1]'\n```";
   TempFile s(script({{{"when", "compile error"}, {"reply", kSquare}},
                      {{"when", "<tool_response>"}, {"reply", "The squares are {{outputs}}."}},
@@ -110,7 +111,7 @@ TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
   Session session(gpu_model(), text.get(), {.mode = Mode::advanced});
   TurnResult t = session.turn("square 3, -4 and 5", {});
   ASSERT_EQ(t.launches.size(), 2u);
-  EXPECT_NE(t.launches[0].error.find("float"), std::string::npos) << t.launches[0].error;
+  EXPECT_NE(t.launches[0].error.find("div.f32"), std::string::npos) << t.launches[0].error;
   EXPECT_EQ(t.launches[1].error, "");
   EXPECT_EQ(t.launches[1].outputs.at("x"), ojson({9, 16, 25}));
   expect_interpreter_outputs(t.launches[1]);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "compiler/lower_expand.h"
 #include "gpu/alu.h"
 #include "gpu/f32.h"
 #include "gpu/interp.h"
@@ -175,6 +176,75 @@ TEST(FloatAlu, FmaRoundsOnce) {
 }
 #endif
 
+// One of lower_float.cpp's sequences, with vreg 0 = a and 1 = b, run op by op with the
+// machine's alu() and compare() (the interpreter's arithmetic).
+struct FloatSequence {
+  std::vector<IrInstr> code;
+  int vregs = 2, preds = 0;
+
+  explicit FloatSequence(Op op) {
+    FreshReg fresh = [this] { return ir_vreg(vregs++); };
+    FreshReg pred = [this] { return ir_pred(preds++); };
+    IrInstr in{.op = op, .d = fresh(), .a = ir_vreg(0), .b = ir_vreg(1)};
+    code = expand_float_op(in, fresh, pred).value();
+    EXPECT_EQ(code.back().d, in.d);
+  }
+  uint32_t operator()(uint32_t a, uint32_t b) const {
+    std::vector<uint32_t> r(vregs);
+    std::vector<uint8_t> p(preds);
+    r[0] = a, r[1] = b;
+    auto word = [&](const IrOperand& o) -> uint32_t {
+      return o.kind == IrOperand::Kind::kImm ? static_cast<uint32_t>(o.imm)
+           : o.kind == IrOperand::Kind::kPred ? p[o.index] : r[o.index];
+    };
+    for (const IrInstr& in : code) {
+      if (op_info(in.op).effect == Effect::kPred) p[in.d.index] = compare(in.op, word(in.a), word(in.b));
+      else r[in.d.index] = alu(in.op, word(in.a), word(in.b), word(in.c));
+    }
+    return r[code.back().d.index];
+  }
+};
+
+// The integer sequences the compiled model runs for f32 arithmetic give alu_f32's bits:
+// + - * on BasicOpsRoundOnceToNearestEven's 404,496 operand pairs, the conversions and
+// roundings on every one of those operands and on integers at every power of two.
+TEST(FloatSequences, EqualTheMachineOps) {
+  std::mt19937 rng(1234);
+#if defined(QGPU_ASAN)
+  const std::vector<uint32_t> xs = sample_operands(rng, 60);  // the host evaluator, not the sequences, is sanitized
+#else
+  const std::vector<uint32_t> xs = sample_operands(rng, 600);
+#endif
+  for (Op op : {Op::kAddF, Op::kSubF, Op::kMulF}) {
+    const FloatSequence seq(op);
+    for (uint32_t x : xs)
+      for (uint32_t y : xs)
+        ASSERT_EQ(seq(x, y), alu(op, x, y, 0)) << op_info(op).mnemonic << fmt::format(" {:08x} {:08x}", x, y);
+  }
+  std::vector<uint32_t> words = xs;
+  for (int k = 0; k < 32; ++k)
+    for (int64_t dv : {-2, -1, 0, 1, 2}) {
+      words.push_back(static_cast<uint32_t>((int64_t{1} << k) + dv));
+      words.push_back(static_cast<uint32_t>(-((int64_t{1} << k) + dv)));
+      words.push_back(static_cast<uint32_t>((int64_t{3} << k) + dv));  // ties: 3 << k has two bits
+    }
+  for (uint32_t e = 0; e < 256; ++e)  // every exponent, both signs, a few fractions
+    for (uint32_t fr : {0u, 1u, 0x400000u, 0x400001u, 0x3fffffu, 0x7fffffu, 0x200000u, 0x600000u})
+      for (uint32_t sg : {0u, kNegZero}) words.push_back(sg | e << 23 | fr);
+  std::uniform_int_distribution<uint32_t> any;
+#if defined(QGPU_ASAN)
+  for (int i = 0; i < 20'000; ++i) words.push_back(any(rng));
+#else
+  for (int i = 0; i < 200'000; ++i) words.push_back(any(rng));
+#endif
+  for (Op op : {Op::kCvtFS, Op::kCvtFU, Op::kCvtSF, Op::kCvtUF, Op::kRndNF, Op::kRndMF, Op::kRndPF, Op::kRndZF}) {
+    const FloatSequence seq(op);
+    for (uint32_t x : words)
+      ASSERT_EQ(seq(x, 0), alu(op, x, 0, 0)) << op_info(op).mnemonic << fmt::format(" {:08x}", x);
+  }
+  EXPECT_FALSE(expand_float_op({.op = Op::kFmaF}, [] { return ir_vreg(0); }, [] { return ir_pred(0); }));
+}
+
 TEST(FloatAlu, ComparesAreIeee) {
   std::mt19937 rng(7);
   const std::vector<uint32_t> xs = sample_operands(rng, 40);
@@ -270,9 +340,11 @@ extern "C" __global__ void fk(float a, const float *x, float *y, float *q, int *
 // The model's state machine carries floats: the ROM holds the .f32 op codes, the register
 // file and memory their bit patterns, so a float kernel fed record by record (teacher
 // forcing) matches the interpreter's state at every token; the greedy records are not
-// compared while the ALU lacks an op the kernel uses (the arithmetic: generation_gap names
-// it). The compares, min, max, neg and abs are layers: model_launch_test generates
-// examples/float_compare.qasm and random programs of them, corpus_model_test the kernels.
+// compared while the ALU lacks an op the kernel uses (here fma: generation_gap names it).
+// The compares, min, max, neg and abs are layers: model_launch_test generates
+// examples/float_compare.qasm and random programs of them; add, sub, mul and the
+// conversions are integer sequences (FloatSequences above); corpus_model_test generates the
+// kernels of those.
 TEST(FloatModel, TeacherForcedStateEqualsTheInterpreter) {
   const std::string cu = std::string(QGPU_SOURCE_DIR) + "/kernels/saxpy_float.cu";
   const test_util::Result r = test_util::qgpu(
@@ -281,8 +353,28 @@ TEST(FloatModel, TeacherForcedStateEqualsTheInterpreter) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("holds equals the interpreter's after every token"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the model's greedy records were not compared: block"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("fma.f32 (the model's ALU has the floating point compares, min, max, neg and abs, not yet"),
+  EXPECT_NE(r.out.find("fma.f32 (the model's ALU has the floating point compares, min, max, neg and abs; `qgpu run "
+                       "--engine model` compiles add, sub, mul and the conversions into integer ops"),
             std::string::npos) << r.out;
+}
+
+// `qgpu run --check` compiles the float kernel as the model runs it (mul.f32 by 0.01 as an
+// integer sequence), and the model's greedy records are the interpreter's at every token.
+TEST(FloatModel, AMulSequenceGeneratesInTheModel) {
+#if defined(QGPU_ASAN)
+  GTEST_SKIP() << "a sequence is integer ops (the model tests run them sanitized), compiled sanitized in "
+                  "FloatSequences; this is the CLI's choice of compile";
+#endif
+  const std::string cu = std::string(QGPU_SOURCE_DIR) + "/kernels/relu_leaky.cu";
+  const test_util::Result r = test_util::qgpu("run " + cu + " --grid 1 --block 4 --arg 'x=[1e-45,-100,nan,-3e-39]' "
+                                              "--arg 'relu=[0,0,0,0]' --arg 'leaky=[0,0,0,0]' --check --dtype bf16");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("the model's greedy choice was the interpreter's next record at all"), std::string::npos) << r.out;
+  const test_util::Result blocks = test_util::qgpu("run " + cu + " --arg 'x=[1]' --arg 'relu=[0]' --arg 'leaky=[0]' "
+                                                   "--engine model --dump blocks");
+  EXPECT_EQ(blocks.status, 0) << blocks.err;
+  EXPECT_EQ(blocks.out.find("mul.f32"), std::string::npos) << blocks.out;  // max.f32 and setp.gt.f32 are layers
+  EXPECT_NE(blocks.out.find("mad.lo"), std::string::npos) << blocks.out;
 }
 
 }  // namespace

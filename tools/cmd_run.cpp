@@ -29,6 +29,7 @@ struct RunArgs {
 
 CompileOptions compile_options(const RunArgs& r) {
   CompileOptions o{.file = r.file, .kernel = r.kernel, .opt_level = "-O" + r.opt};
+  o.float_sequences = r.engine == "model" || r.check;  // the program the model runs
   std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(r.grid, "grid");
   std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(r.block, "block");
   std::vector<std::string> problems = check_launch(o.launch);

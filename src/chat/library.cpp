@@ -175,7 +175,7 @@ PreparedCall compile(const Call& c, const Launch& launch, std::vector<KernelArg>
   PreparedCall p{.tool = c.tool, .file = fmt::format("kernels/library/{}.cu", c.tool)};
   std::vector<std::string> problems = check_launch(launch);
   if (!problems.empty()) fail("{}: {}", c.tool, problems.front());
-  CompileOptions o{.file = p.file, .launch = launch, .args = std::move(args)};
+  CompileOptions o{.file = p.file, .launch = launch, .args = std::move(args), .float_sequences = true};
   try {
     p.kernel = compile_cuda_text(chat_asset(p.file), o);
   } catch (const Error& e) {

@@ -211,14 +211,14 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
   }
   LaunchReport r{.tool = "kernel", .file = "reply.cu"};
   try {
-    CompileOptions o{.file = r.file};
+    CompileOptions o{.file = r.file, .float_sequences = true};  // the model runs it
     std::optional<std::string> options = fenced_block(reply, "launch");
     if (!options) fail("no ```launch block: give the launch options after the kernel, e.g. --grid 1 --block 4 --arg 'x=[1,2,3]'");
     parse_launch_options(split_words(*options), 0, o);
     r.arguments = {{"launch", *options}};
     CompiledKernel k = compile_cuda_text(*source, o);
-    // What the model cannot run (a float, today) goes back like a compile error, so the
-    // language side can rewrite the kernel.
+    // What the model cannot run (fma, div or sqrt of floats, today) goes back like a compile
+    // error, so the language side can rewrite the kernel.
     if (std::optional<std::string> gap = lift::generation_gap(k.program.code, k.program.launch))
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);
     r.kernel = k.kernel;
@@ -256,7 +256,7 @@ LaunchReport Session::run(const std::vector<std::string>& argv, const Events& ev
       if (argv[0] == k.name) r.file = k.file, source = chat_asset(k.file), tool = &k;
     const bool embedded = !source.empty();  // else a file on disk, compiled where it is (its #includes)
     if (!embedded) source = read_source(argv[0]);
-    CompileOptions o{.file = r.file};
+    CompileOptions o{.file = r.file, .float_sequences = true};  // the model runs it
     parse_launch_options(argv, 1, o);
     for (const KernelArg& a : o.args) r.arguments[a.name] = a.is_array ? ojson(a.values) : ojson(a.values.at(0));
     // A ready-made kernel given its tool's arguments alone (/run sort --arg values=[5,3,9,1]):

@@ -364,6 +364,7 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
     if (p.pointer) out.outputs.push_back(p.name);
   Layout l = layout(m, k, *params, o);
   l.env.file = ptx_file;
+  l.env.float_sequences = o.float_sequences;
   out.ir = lower_kernel(m, k, l.env);
   optimise(out.ir);
   legalise(out.ir);

@@ -46,6 +46,10 @@ struct CompileOptions {
   Launch launch;
   std::vector<KernelArg> args;
   std::string opt_level = "-Os";
+  // For the compiled model: f32 add, sub, mul and the conversions become sequences of
+  // integer ops (its layers lack them; lower_float.cpp). The interpreter runs either form
+  // with the same results.
+  bool float_sequences = false;
 };
 
 struct CompiledKernel {

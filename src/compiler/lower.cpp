@@ -133,6 +133,14 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 }
 
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
+  if (env_.float_sequences)
+    if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, fresh_, fresh_pred_)) {
+      for (size_t i = 0; i + 1 < seq->size(); ++i) emit_helper(src, (*seq)[i]);
+      IrInstr last = seq->back();
+      last.guard = out.guard;
+      last.guard_negated = out.guard_negated;
+      out = last;
+    }
   out.line = src.line;
   const bool typed_d = !src.operands.empty() && src.operands[0].kind == PtxOperandKind::kReg;
   out.float_d = out.d.kind == K::kVReg && typed_d && reg_type(*frame_, src.operands[0].name) == ".f32";
@@ -149,6 +157,11 @@ void Lowerer::emit(const PtxInstr& src, IrInstr out) {
 // not (docs/isa.md), so a lane whose guard failed would read a helper it never wrote;
 // the sequence's last instruction, which writes the PTX destination, carries the guard.
 void Lowerer::emit_helper(const PtxInstr& src, IrInstr out) {
+  if (env_.float_sequences)
+    if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, fresh_, fresh_pred_)) {
+      for (IrInstr& in : *seq) emit_helper(src, in);
+      return;
+    }
   out.line = src.line;
   f_.code.push_back(out);
 }

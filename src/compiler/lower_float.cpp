@@ -1,0 +1,264 @@
+// binary32 arithmetic as sequences of the machine's integer ops, for the compiled model,
+// whose layers order floats (compares, min, max, neg, abs) but do not yet add, multiply
+// or convert them (docs/design.md §3, "Next", item 5). Each sequence is branch-free and
+// computes alu_f32's bits exactly: round to nearest even, subnormals kept, NVIDIA's
+// canonical NaN (tests/float_test.cpp runs them against alu_f32 on the same operands as
+// the ops themselves).
+//
+// The common shape: a significand with its hidden bit, aligned so that its leading one is
+// at bit 30 and bits 6..0 hold what lies below the result's last place (bit 6 the half,
+// bit 0 also the sticky OR of every bit shifted out), then one rounding and the pack
+// sign | (e - 1) << 23 + s, where s's hidden bit carries into the exponent (and a carry
+// out of the rounding moves it on, up to infinity; a subnormal is e = 1 without the bit).
+#include "compiler/lower_expand.h"
+
+namespace qgpu {
+namespace {
+
+constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFrac = 0x7fffff;
+
+class FloatSeq {
+ public:
+  FloatSeq(const FreshReg& fresh, const FreshReg& pred) : fresh_(fresh), pred_(pred) {}
+
+  IrOperand op(Op o, IrOperand a, IrOperand b = {}, IrOperand c = {}) {
+    IrOperand d = fresh_();
+    code_.push_back({.op = o, .d = d, .a = a, .b = b, .c = c});
+    return d;
+  }
+  IrOperand op(Op o, IrOperand a, int64_t b) { return op(o, a, ir_imm(b)); }
+  IrOperand setp(Op o, IrOperand a, IrOperand b) {
+    IrOperand p = pred_();
+    code_.push_back({.op = o, .d = p, .a = a, .b = b});
+    return p;
+  }
+  IrOperand setp(Op o, IrOperand a, int64_t b) { return setp(o, a, ir_imm(b)); }
+  IrOperand selp(IrOperand a, IrOperand b, IrOperand p) { return op(Op::kSelp, a, b, p); }
+
+  // a's sign bit in every bit: 0, or -1 for a negative float (or int).
+  IrOperand sign_mask(IrOperand a) { return op(Op::kShrS, a, 31); }
+  // 0 for 0, else 1.
+  IrOperand nonzero(IrOperand a) { return op(Op::kMinU, a, 1); }
+
+  // x >> n with every bit shifted out ORed into bit 0 (n may be 32 or more).
+  IrOperand shr_sticky(IrOperand x, IrOperand n) {
+    IrOperand kept = op(Op::kShrU, x, n);
+    IrOperand lost = op(Op::kSub, x, op(Op::kShl, kept, n));
+    return op(Op::kOr, kept, nonzero(lost));
+  }
+
+  // n: the leading one at bit 30 (or lower for a subnormal), bits 6..0 below the last place.
+  // Returns the 24-bit significand rounded to nearest even (2^24 when it carries out).
+  IrOperand round_even(IrOperand n) {
+    IrOperand last = op(Op::kAnd, op(Op::kShrU, n, 7), 1);
+    return op(Op::kShrU, op(Op::kAdd, op(Op::kAdd, n, last), 0x3f), 7);
+  }
+
+  // |result| = (e - 1) << 23 + s, e - 1 forced to 0 when live is 0 (an exact zero), and
+  // clamped to infinity.
+  IrOperand pack(IrOperand e_minus_1, IrOperand s, IrOperand live) {
+    IrOperand e = op(Op::kMulLo, e_minus_1, live);
+    return op(Op::kMinU, op(Op::kMadLo, e, ir_imm(0x800000), s), kInf);
+  }
+
+  // |x|'s significand with the hidden bit for a normal x (for a subnormal its fraction),
+  // given its biased exponent clamped to at least 1: |x| - (e - 1) << 23.
+  IrOperand significand(IrOperand mag, IrOperand e_at_least_1) {
+    return op(Op::kMadLo, e_at_least_1, ir_imm(0xff800000), op(Op::kAdd, mag, 0x800000));
+  }
+
+  std::vector<IrInstr> finish(IrOperand d) {
+    code_.back().d = d;
+    return std::move(code_);
+  }
+
+ private:
+  const FreshReg& fresh_;
+  const FreshReg& pred_;
+  std::vector<IrInstr> code_;
+};
+
+// a + b. x is the operand of larger magnitude, y the other; y's significand is aligned to
+// x's exponent with a sticky bit (6 bits below the last place, so a cancellation that
+// shifts left keeps every bit it needs), added or subtracted, normalised by a leading-zero
+// count (not below exponent 1: a subnormal result), rounded and packed. The sign is x's,
+// or for an exact zero the AND of both (only -0 + -0 is -0). x infinite or NaN is the
+// special case: NaN when x is a NaN or y is x's opposite infinity, else x.
+std::vector<IrInstr> float_add(IrOperand d, IrOperand a, IrOperand b, FloatSeq& s) {
+  IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag);
+  IrOperand swap = s.setp(Op::kSetpLtU, ma, mb);
+  IrOperand x = s.selp(b, a, swap), y = s.selp(a, b, swap);
+  IrOperand ax = s.op(Op::kMaxU, ma, mb), ay = s.op(Op::kMinU, ma, mb);
+  IrOperand ex = s.op(Op::kMaxU, s.op(Op::kShrU, ax, 23), 1);
+  IrOperand ey = s.op(Op::kMaxU, s.op(Op::kShrU, ay, 23), 1);
+  IrOperand big = s.op(Op::kShl, s.significand(ax, ex), 6);
+  IrOperand small = s.shr_sticky(s.op(Op::kShl, s.significand(ay, ey), 6), s.op(Op::kSub, ex, ey));
+  IrOperand signs = s.op(Op::kXor, a, b);
+  IrOperand flip = s.sign_mask(signs);  // -1: subtract
+  IrOperand sum = s.op(Op::kAdd, big, s.op(Op::kSub, s.op(Op::kXor, small, flip), flip));
+  IrOperand shift = s.op(Op::kMinU, s.op(Op::kSub, s.op(Op::kClz, sum), 1), ex);
+  IrOperand n = s.op(Op::kShl, sum, shift);
+  IrOperand live = s.nonzero(sum);
+  IrOperand mag = s.pack(s.op(Op::kSub, ex, shift), s.round_even(n), live);
+  IrOperand sign = s.op(Op::kAnd, s.op(Op::kAnd, s.op(Op::kOr, y, s.op(Op::kShl, live, 31)), x), kSign);
+  IrOperand normal = s.op(Op::kOr, mag, sign);
+  // NaN: x is a NaN (ax - 1 >= infinity), or y is x's opposite (ax >= infinity).
+  IrOperand special = s.setp(Op::kSetpGeU, ax, kInf);
+  IrOperand apart = s.nonzero(s.op(Op::kXor, signs, kSign));
+  IrOperand nan = s.setp(Op::kSetpGeU, s.op(Op::kSub, ax, apart), kInf);
+  IrOperand edge = s.selp(ir_imm(kMag), x, nan);
+  s.selp(edge, normal, special);
+  return s.finish(d);
+}
+
+// One operand of a product: its significand shifted so its leading one is at bit 23
+// (subnormals normalised; 0 stays 0), and the exponent that goes with it, less 8.
+struct Factor {
+  IrOperand sig, exp;
+};
+Factor float_factor(IrOperand mag, FloatSeq& s) {
+  IrOperand e = s.op(Op::kMaxU, s.op(Op::kShrU, mag, 23), 1);
+  IrOperand sig = s.significand(mag, e);
+  IrOperand lz = s.op(Op::kClz, sig);
+  return {s.op(Op::kShrU, s.op(Op::kShl, sig, lz), 8), s.op(Op::kSub, e, lz)};
+}
+
+// a * b. The 48-bit product of the 24-bit significands P = sa * sb, as T = P >> 16 from
+// sb's three bytes (sa * byte < 2^32, and each partial sum stays below 2^32) and a sticky
+// bit for P's low 16 (mul.lo's low word). T leads at bit 31 (carry) or 30; one right
+// shift with sticky takes it to bit 30 and, for a subnormal result, on to exponent 1:
+// by max(carry, 1 - e) where e = ea + eb - 127 is the exponent without the carry. Rounded
+// and packed. Special: either operand infinite or NaN: NaN for a NaN or infinity times
+// zero, else infinity with the product's sign.
+std::vector<IrInstr> float_mul(IrOperand d, IrOperand a, IrOperand b, FloatSeq& s) {
+  IrOperand sign = s.op(Op::kAnd, s.op(Op::kXor, a, b), kSign);
+  IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag);
+  Factor fa = float_factor(ma, s), fb = float_factor(mb, s);
+  IrOperand b0 = s.op(Op::kAnd, fb.sig, 0xff);
+  IrOperand b1 = s.op(Op::kAnd, s.op(Op::kShrU, fb.sig, 8), 0xff);
+  IrOperand b2 = s.op(Op::kShrU, fb.sig, 16);
+  IrOperand p0 = s.op(Op::kShrU, s.op(Op::kMulLo, fa.sig, b0), 8);
+  IrOperand p1 = s.op(Op::kShrU, s.op(Op::kMadLo, fa.sig, b1, p0), 8);
+  IrOperand top = s.op(Op::kMadLo, fa.sig, b2, p1);  // P >> 16
+  IrOperand low = s.nonzero(s.op(Op::kShl, s.op(Op::kMulLo, fa.sig, fb.sig), 16));
+  IrOperand carry = s.op(Op::kShrU, top, 31);
+  // fa.exp + fb.exp = ea + eb - 16, so 1 - e = 112 - (fa.exp + fb.exp); e - 1 + carry is
+  // the shift less the same.
+  IrOperand under = s.op(Op::kSub, ir_imm(112), s.op(Op::kAdd, fa.exp, fb.exp));
+  IrOperand right = s.op(Op::kMaxS, under, carry);
+  IrOperand e1 = s.op(Op::kSub, right, under);
+  IrOperand live = s.nonzero(top);  // 0: an operand is zero
+  IrOperand mag = s.pack(e1, s.round_even(s.shr_sticky(s.op(Op::kOr, top, low), right)), live);
+  IrOperand normal = s.op(Op::kOr, mag, sign);
+  // NaN: the larger is a NaN (hi - 1 >= infinity), or infinity times zero (hi >= infinity).
+  IrOperand hi = s.op(Op::kMaxU, ma, mb);
+  IrOperand special = s.setp(Op::kSetpGeU, hi, kInf);
+  IrOperand nan = s.setp(Op::kSetpGeU, s.op(Op::kSub, hi, live), kInf);
+  IrOperand edge = s.selp(ir_imm(kMag), s.op(Op::kOr, sign, kInf), nan);
+  s.selp(edge, normal, special);
+  return s.finish(d);
+}
+
+// (float) a for a signed or unsigned a: |a| with its leading one at bit 31, halved with
+// its last bit kept as sticky, rounded; the exponent is 158 - clz.
+std::vector<IrInstr> float_from_int(IrOperand d, IrOperand a, bool is_signed, FloatSeq& s) {
+  IrOperand v = is_signed ? s.op(Op::kAbs, a) : a;  // abs INT_MIN is 2^31 unsigned
+  IrOperand lz = s.op(Op::kClz, v);
+  IrOperand top = s.op(Op::kShl, v, lz);
+  IrOperand n = s.op(Op::kOr, s.op(Op::kShrU, top, 1), s.op(Op::kAnd, top, 1));
+  IrOperand mag = s.pack(s.op(Op::kSub, ir_imm(157), lz), s.round_even(n), s.nonzero(v));
+  if (is_signed) s.op(Op::kOr, mag, s.op(Op::kAnd, a, kSign));
+  return s.finish(d);
+}
+
+// |a| toward zero as an integer: the significand shifted right by 150 - e or left by
+// e - 150 (a shift of a negative amount is one of 32 or more: 0).
+IrOperand float_truncated(IrOperand a, FloatSeq& s) {
+  IrOperand e = s.op(Op::kShrU, s.op(Op::kAnd, a, kMag), 23);
+  IrOperand sig = s.op(Op::kOr, s.op(Op::kAnd, a, kFrac), 0x800000);
+  return s.op(Op::kOr, s.op(Op::kShrU, sig, s.op(Op::kSub, ir_imm(150), e)),
+              s.op(Op::kShl, sig, s.op(Op::kSub, e, 150)));
+}
+
+// cvt.rzi.s32.f32: saturated at |a| >= 2^31 (INT_MAX, or INT_MIN for negatives), NaN 0.
+std::vector<IrInstr> float_to_s32(IrOperand d, IrOperand a, FloatSeq& s) {
+  IrOperand mag = float_truncated(a, s);
+  IrOperand m = s.sign_mask(a);
+  IrOperand value = s.op(Op::kSub, s.op(Op::kXor, mag, m), m);
+  IrOperand ma = s.op(Op::kAnd, a, kMag);
+  IrOperand nan = s.setp(Op::kSetpGtU, ma, kInf);
+  IrOperand saturated = s.selp(ir_imm(0), s.op(Op::kXor, m, kMag), nan);
+  IrOperand big = s.setp(Op::kSetpGeU, ma, 0x4f000000);
+  s.selp(saturated, value, big);
+  return s.finish(d);
+}
+
+// cvt.rzi.u32.f32: 0 for negatives and NaN (as unsigned words both are above +infinity),
+// UINT_MAX at a >= 2^32.
+std::vector<IrInstr> float_to_u32(IrOperand d, IrOperand a, FloatSeq& s) {
+  IrOperand mag = float_truncated(a, s);
+  IrOperand big = s.setp(Op::kSetpGeU, s.op(Op::kAnd, a, kMag), 0x4f800000);
+  IrOperand value = s.selp(ir_imm(0xffffffff), mag, big);
+  IrOperand zero = s.setp(Op::kSetpGtU, a, kInf);
+  s.selp(ir_imm(0), value, zero);
+  return s.finish(d);
+}
+
+// cvt.r{n,m,p,z}i.f32.f32: a rounded to an integral float. For 1 <= |a| < 2^23 the
+// integer's last place is bit r = 150 - e of the word: toward zero clears the bits below
+// it; nearest even adds half a place less one, plus the integer's last bit, to the
+// magnitude (a carry runs into the exponent); floor and ceil add a whole place when a bit
+// below it is on and a's sign is the direction's. |a| < 1 is 0 with a's sign or +-1;
+// |a| >= 2^23 (infinities too) is a itself, NaN the canonical NaN.
+std::vector<IrInstr> float_round(IrOperand d, IrOperand a, Op op, FloatSeq& s) {
+  IrOperand ma = s.op(Op::kAnd, a, kMag);
+  IrOperand r = s.op(Op::kSub, ir_imm(150), s.op(Op::kShrU, ma, 23));
+  IrOperand keep = s.op(Op::kShl, ir_imm(0xffffffff), r);
+  IrOperand sign = s.op(Op::kAnd, a, kSign);
+  IrOperand one = s.op(Op::kOr, sign, 0x3f800000);  // +-1
+  IrOperand whole = ma, below_one = sign;           // |result| for 1 <= |a| < 2^23; the result below 1
+  if (op == Op::kRndNF) {
+    IrOperand last = s.op(Op::kAnd, s.op(Op::kShrU, ma, r), 1);
+    IrOperand half = s.op(Op::kShrU, s.op(Op::kShl, ir_imm(1), r), 1);
+    whole = s.op(Op::kAnd, s.op(Op::kAdd, s.op(Op::kAdd, ma, half), s.op(Op::kSub, last, 1)), keep);
+    below_one = s.selp(one, sign, s.setp(Op::kSetpGtU, ma, 0x3f000000));
+  } else {
+    whole = s.op(Op::kAnd, ma, keep);
+    if (op != Op::kRndZF) {
+      IrOperand away = s.sign_mask(op == Op::kRndMF ? a : s.op(Op::kNot, a));  // -1: a's sign is the direction's
+      IrOperand moved = s.op(Op::kAnd, ma, away);
+      IrOperand inexact = s.nonzero(s.op(Op::kAnd, moved, s.op(Op::kNot, keep)));
+      whole = s.op(Op::kMadLo, inexact, s.op(Op::kShl, ir_imm(1), r), whole);
+      below_one = s.selp(one, sign, s.setp(Op::kSetpNe, moved, 0));
+    }
+  }
+  IrOperand small = s.setp(Op::kSetpLtU, ma, 0x3f800000);
+  IrOperand finite = s.selp(below_one, s.op(Op::kOr, whole, sign), small);
+  IrOperand nan = s.setp(Op::kSetpGtU, ma, kInf);
+  IrOperand integral = s.selp(ir_imm(kMag), a, nan);
+  IrOperand big = s.setp(Op::kSetpGeU, ma, 0x4b000000);
+  s.selp(integral, finite, big);
+  return s.finish(d);
+}
+
+}  // namespace
+
+std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, const FreshReg& fresh, const FreshReg& pred) {
+  FloatSeq s(fresh, pred);
+  switch (in.op) {
+    case Op::kAddF: return float_add(in.d, in.a, in.b, s);
+    case Op::kSubF: return float_add(in.d, in.a, s.op(Op::kXor, in.b, kSign), s);
+    case Op::kMulF: return float_mul(in.d, in.a, in.b, s);
+    case Op::kCvtFS:
+    case Op::kCvtFU: return float_from_int(in.d, in.a, in.op == Op::kCvtFS, s);
+    case Op::kCvtSF: return float_to_s32(in.d, in.a, s);
+    case Op::kCvtUF: return float_to_u32(in.d, in.a, s);
+    case Op::kRndNF:
+    case Op::kRndMF:
+    case Op::kRndPF:
+    case Op::kRndZF: return float_round(in.d, in.a, in.op, s);
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace qgpu
