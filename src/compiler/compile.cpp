@@ -230,6 +230,7 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
     l.env.scalar_params.insert(k.params[i].name);
     l.summary += fmt::format(", {} 1", a->name);
     place(l, a->name, arg_words(*a, params[i]), next);
+    l.arrays.back().is_float = params[i].is_float;  // printed as a float, as a float * array is
   }
   if (next > kMemWords)
     fail("the kernel's memory needs {} words ({}); global memory has {} ({} too many): use smaller "
