@@ -17,6 +17,9 @@ namespace {
 
 constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFrac = 0x7fffff;
 
+// Builds a sequence one op at a time. Every op is appended when its call runs, so no call
+// below takes two arguments that append (their order would be the compiler's choice, and
+// so would the program's): a nested call is the only appending argument, or a local.
 class FloatSeq {
  public:
   FloatSeq(const FreshReg& fresh, const FreshReg& pred) : fresh_(fresh), pred_(pred) {}
@@ -92,14 +95,16 @@ std::vector<IrInstr> float_add(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   IrOperand ex = s.op(Op::kMaxU, s.op(Op::kShrU, ax, 23), 1);
   IrOperand ey = s.op(Op::kMaxU, s.op(Op::kShrU, ay, 23), 1);
   IrOperand big = s.op(Op::kShl, s.significand(ax, ex), 6);
-  IrOperand small = s.shr_sticky(s.op(Op::kShl, s.significand(ay, ey), 6), s.op(Op::kSub, ex, ey));
+  IrOperand small = s.op(Op::kShl, s.significand(ay, ey), 6);
+  small = s.shr_sticky(small, s.op(Op::kSub, ex, ey));
   IrOperand signs = s.op(Op::kXor, a, b);
   IrOperand flip = s.sign_mask(signs);  // -1: subtract
   IrOperand sum = s.op(Op::kAdd, big, s.op(Op::kSub, s.op(Op::kXor, small, flip), flip));
   IrOperand shift = s.op(Op::kMinU, s.op(Op::kSub, s.op(Op::kClz, sum), 1), ex);
   IrOperand n = s.op(Op::kShl, sum, shift);
   IrOperand live = s.nonzero(sum);
-  IrOperand mag = s.pack(s.op(Op::kSub, ex, shift), s.round_even(n), live);
+  IrOperand e1 = s.op(Op::kSub, ex, shift);
+  IrOperand mag = s.pack(e1, s.round_even(n), live);
   IrOperand sign = s.op(Op::kAnd, s.op(Op::kAnd, s.op(Op::kOr, y, s.op(Op::kShl, live, 31)), x), kSign);
   IrOperand normal = s.op(Op::kOr, mag, sign);
   // NaN: x is a NaN (ax - 1 >= infinity), or y is x's opposite (ax >= infinity).
@@ -165,8 +170,11 @@ std::vector<IrInstr> float_from_int(IrOperand d, IrOperand a, bool is_signed, Fl
   IrOperand v = is_signed ? s.op(Op::kAbs, a) : a;  // abs INT_MIN is 2^31 unsigned
   IrOperand lz = s.op(Op::kClz, v);
   IrOperand top = s.op(Op::kShl, v, lz);
-  IrOperand n = s.op(Op::kOr, s.op(Op::kShrU, top, 1), s.op(Op::kAnd, top, 1));
-  IrOperand mag = s.pack(s.op(Op::kSub, ir_imm(157), lz), s.round_even(n), s.nonzero(v));
+  IrOperand half = s.op(Op::kShrU, top, 1);
+  IrOperand n = s.op(Op::kOr, half, s.op(Op::kAnd, top, 1));
+  IrOperand e1 = s.op(Op::kSub, ir_imm(157), lz);
+  IrOperand rounded = s.round_even(n);
+  IrOperand mag = s.pack(e1, rounded, s.nonzero(v));
   if (is_signed) s.op(Op::kOr, mag, s.op(Op::kAnd, a, kSign));
   return s.finish(d);
 }
@@ -176,8 +184,8 @@ std::vector<IrInstr> float_from_int(IrOperand d, IrOperand a, bool is_signed, Fl
 IrOperand float_truncated(IrOperand a, FloatSeq& s) {
   IrOperand e = s.op(Op::kShrU, s.op(Op::kAnd, a, kMag), 23);
   IrOperand sig = s.op(Op::kOr, s.op(Op::kAnd, a, kFrac), 0x800000);
-  return s.op(Op::kOr, s.op(Op::kShrU, sig, s.op(Op::kSub, ir_imm(150), e)),
-              s.op(Op::kShl, sig, s.op(Op::kSub, e, 150)));
+  IrOperand right = s.op(Op::kShrU, sig, s.op(Op::kSub, ir_imm(150), e));
+  return s.op(Op::kOr, right, s.op(Op::kShl, sig, s.op(Op::kSub, e, 150)));
 }
 
 // cvt.rzi.s32.f32: saturated at |a| >= 2^31 (INT_MAX, or INT_MIN for negatives), NaN 0.
@@ -220,7 +228,8 @@ std::vector<IrInstr> float_round(IrOperand d, IrOperand a, Op op, FloatSeq& s) {
   if (op == Op::kRndNF) {
     IrOperand last = s.op(Op::kAnd, s.op(Op::kShrU, ma, r), 1);
     IrOperand half = s.op(Op::kShrU, s.op(Op::kShl, ir_imm(1), r), 1);
-    whole = s.op(Op::kAnd, s.op(Op::kAdd, s.op(Op::kAdd, ma, half), s.op(Op::kSub, last, 1)), keep);
+    IrOperand up = s.op(Op::kAdd, ma, half);
+    whole = s.op(Op::kAnd, s.op(Op::kAdd, up, s.op(Op::kSub, last, 1)), keep);
     below_one = s.selp(one, sign, s.setp(Op::kSetpGtU, ma, 0x3f000000));
   } else {
     whole = s.op(Op::kAnd, ma, keep);
