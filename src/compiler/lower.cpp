@@ -135,11 +135,9 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
   if (env_.float_sequences)
     if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, fresh_, fresh_pred_)) {
-      for (size_t i = 0; i + 1 < seq->size(); ++i) emit_helper(src, (*seq)[i]);
-      IrInstr last = seq->back();
-      last.guard = out.guard;
-      last.guard_negated = out.guard_negated;
-      out = last;
+      seq->back().guard = out.guard;  // a guard the caller set; else the PTX's, as for any op
+      seq->back().guard_negated = out.guard_negated;
+      return emit_sequence(src, std::move(*seq));
     }
   out.line = src.line;
   const bool typed_d = !src.operands.empty() && src.operands[0].kind == PtxOperandKind::kReg;
