@@ -186,7 +186,7 @@ struct FloatSequence {
     FreshReg fresh = [this] { return ir_vreg(vregs++); };
     FreshReg pred = [this] { return ir_pred(preds++); };
     IrInstr in{.op = op, .d = fresh(), .a = ir_vreg(0), .b = ir_vreg(1)};
-    code = expand_float_op(in, fresh, pred).value();
+    code = expand_float_op(in, 0, fresh, pred).value();
     EXPECT_EQ(code.back().d, in.d);
   }
   uint32_t operator()(uint32_t a, uint32_t b) const {
@@ -197,17 +197,25 @@ struct FloatSequence {
       return o.kind == IrOperand::Kind::kImm ? static_cast<uint32_t>(o.imm)
            : o.kind == IrOperand::Kind::kPred ? p[o.index] : r[o.index];
     };
-    for (const IrInstr& in : code) {
-      if (op_info(in.op).effect == Effect::kPred) p[in.d.index] = compare(in.op, word(in.a), word(in.b));
-      else r[in.d.index] = alu(in.op, word(in.a), word(in.b), word(in.c));
+    for (size_t i = 0; i < code.size(); ++i) {
+      const IrInstr& in = code[i];
+      if (in.op == Op::kBra) {  // div's and sqrt's loops
+        if (in.guard < 0 || p[in.guard] != in.guard_negated) i = in.target - 1;
+      } else if (in.op >= Op::kAndPred && in.op <= Op::kMovPred) {
+        p[in.d.index] = pred_logic(in.op, word(in.a) != 0, word(in.b) != 0);
+      } else if (op_info(in.op).effect == Effect::kPred) {
+        p[in.d.index] = compare(in.op, word(in.a), word(in.b));
+      } else {
+        r[in.d.index] = alu(in.op, word(in.a), word(in.b), word(in.c));
+      }
     }
     return r[code.back().d.index];
   }
 };
 
 // The integer sequences the compiled model runs for f32 arithmetic give alu_f32's bits:
-// + - * on BasicOpsRoundOnceToNearestEven's 404,496 operand pairs, the conversions and
-// roundings on every one of those operands and on integers at every power of two.
+// + - * / on BasicOpsRoundOnceToNearestEven's 404,496 operand pairs, sqrt, the conversions
+// and roundings on every one of those operands and on integers at every power of two.
 TEST(FloatSequences, EqualTheMachineOps) {
   std::mt19937 rng(1234);
 #if defined(QGPU_ASAN)
@@ -215,7 +223,7 @@ TEST(FloatSequences, EqualTheMachineOps) {
 #else
   const std::vector<uint32_t> xs = sample_operands(rng, 600);
 #endif
-  for (Op op : {Op::kAddF, Op::kSubF, Op::kMulF}) {
+  for (Op op : {Op::kAddF, Op::kSubF, Op::kMulF, Op::kDivF}) {
     const FloatSequence seq(op);
     for (uint32_t x : xs)
       for (uint32_t y : xs)
@@ -237,12 +245,13 @@ TEST(FloatSequences, EqualTheMachineOps) {
 #else
   for (int i = 0; i < 200'000; ++i) words.push_back(any(rng));
 #endif
-  for (Op op : {Op::kCvtFS, Op::kCvtFU, Op::kCvtSF, Op::kCvtUF, Op::kRndNF, Op::kRndMF, Op::kRndPF, Op::kRndZF}) {
+  for (Op op : {Op::kCvtFS, Op::kCvtFU, Op::kCvtSF, Op::kCvtUF, Op::kRndNF, Op::kRndMF, Op::kRndPF, Op::kRndZF,
+                Op::kSqrtF}) {
     const FloatSequence seq(op);
     for (uint32_t x : words)
       ASSERT_EQ(seq(x, 0), alu(op, x, 0, 0)) << op_info(op).mnemonic << fmt::format(" {:08x}", x);
   }
-  EXPECT_FALSE(expand_float_op({.op = Op::kFmaF}, [] { return ir_vreg(0); }, [] { return ir_pred(0); }));
+  EXPECT_FALSE(expand_float_op({.op = Op::kFmaF}, 0, [] { return ir_vreg(0); }, [] { return ir_pred(0); }));
 }
 
 TEST(FloatAlu, ComparesAreIeee) {
@@ -354,7 +363,7 @@ TEST(FloatModel, TeacherForcedStateEqualsTheInterpreter) {
   EXPECT_NE(r.out.find("holds equals the interpreter's after every token"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the model's greedy records were not compared: block"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fma.f32 (the model's ALU has the floating point compares, min, max, neg and abs; `qgpu run "
-                       "--engine model` compiles add, sub, mul and the conversions into integer ops"),
+                       "--engine model` compiles add, sub, mul, div, sqrt and the conversions into integer ops"),
             std::string::npos) << r.out;
 }
 

@@ -217,7 +217,7 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
     parse_launch_options(split_words(*options), 0, o);
     r.arguments = {{"launch", *options}};
     CompiledKernel k = compile_cuda_text(*source, o);
-    // What the model cannot run (fma, div or sqrt of floats, today) goes back like a compile
+    // What the model cannot run (an fma of floats, today) goes back like a compile
     // error, so the language side can rewrite the kernel.
     if (std::optional<std::string> gap = lift::generation_gap(k.program.code, k.program.launch))
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);

@@ -46,7 +46,7 @@ struct CompileOptions {
   Launch launch;
   std::vector<KernelArg> args;
   std::string opt_level = "-Os";
-  // For the compiled model: f32 add, sub, mul and the conversions become sequences of
+  // For the compiled model: f32 add, sub, mul, div, sqrt and the conversions become sequences of
   // integer ops (its layers lack them; lower_float.cpp). The interpreter runs either form
   // with the same results.
   bool float_sequences = false;

@@ -134,7 +134,7 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
   if (env_.float_sequences)
-    if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, fresh_, fresh_pred_)) {
+    if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_)) {
       seq->back().guard = out.guard;  // a guard the caller set; else the PTX's, as for any op
       seq->back().guard_negated = out.guard_negated;
       return emit_sequence(src, std::move(*seq));
@@ -156,7 +156,7 @@ void Lowerer::emit(const PtxInstr& src, IrInstr out) {
 // the sequence's last instruction, which writes the PTX destination, carries the guard.
 void Lowerer::emit_helper(const PtxInstr& src, IrInstr out) {
   if (env_.float_sequences)
-    if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, fresh_, fresh_pred_)) {
+    if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_)) {
       for (IrInstr& in : *seq) emit_helper(src, in);
       return;
     }

@@ -27,7 +27,7 @@ struct LowerEnv {
   int ctas_per_wave = 1;
   int shfl_word = -1;  // first of the shuffles' 16 words (a word per lane of each resident warp), or -1
   int vote_word = -1;  // first of the votes' 4 words (one per resident warp), or -1
-  bool float_sequences = false;  // add, sub, mul and the conversions of f32 as integer sequences
+  bool float_sequences = false;  // f32 add, sub, mul, div, sqrt and the conversions as integer sequences
 };
 
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each

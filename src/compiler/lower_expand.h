@@ -59,11 +59,13 @@ std::vector<IrInstr> expand_shfl(IrOperand d, IrOperand a, IrOperand b, IrOperan
 std::vector<IrInstr> expand_vote(IrOperand d, IrOperand p, IrOperand mask, VoteMode mode, int area_word,
                                  const FreshReg& fresh);
 
-// The binary32 ops the compiled model's layers lack as branch-free sequences of integer
-// ops with alu_f32's bits (lower_float.cpp): add, sub, mul, the int <-> float conversions
-// and the roundings to an integer; nothing for any other op (fma, div, sqrt among them).
+// The binary32 ops the compiled model's layers lack as sequences of integer ops with
+// alu_f32's bits (lower_float.cpp): add, sub, mul, the int <-> float conversions and the
+// roundings to an integer branch-free, div and sqrt with a loop (its branch targets are
+// absolute: the sequence must be placed at index `at`); nothing for any other op (fma).
 // Only the last instruction writes in.d.
-std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, const FreshReg& fresh, const FreshReg& pred);
+std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, const FreshReg& fresh,
+                                                    const FreshReg& pred);
 
 // The sequence for an op the compiled model lacks (mul.hi, div, rem; `in` as lowered, to
 // be placed at index `at`), or nothing for any other op.

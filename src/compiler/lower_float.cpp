@@ -22,7 +22,8 @@ constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFra
 // so would the program's): a nested call is the only appending argument, or a local.
 class FloatSeq {
  public:
-  FloatSeq(const FreshReg& fresh, const FreshReg& pred) : fresh_(fresh), pred_(pred) {}
+  // at: the index the sequence's first op will have (a loop's branch targets are absolute).
+  FloatSeq(int at, const FreshReg& fresh, const FreshReg& pred) : at_(at), fresh_(fresh), pred_(pred) {}
 
   IrOperand op(Op o, IrOperand a, IrOperand b = {}, IrOperand c = {}) {
     IrOperand d = fresh_();
@@ -37,6 +38,21 @@ class FloatSeq {
   }
   IrOperand setp(Op o, IrOperand a, int64_t b) { return setp(o, a, ir_imm(b)); }
   IrOperand selp(IrOperand a, IrOperand b, IrOperand p) { return op(Op::kSelp, a, b, p); }
+  // d = o(a, b, c) for a d an earlier op wrote: a loop's variable.
+  void set(IrOperand d, Op o, IrOperand a, IrOperand b = {}, IrOperand c = {}) {
+    code_.push_back({.op = o, .d = d, .a = a, .b = b, .c = c});
+  }
+
+  // body() run `trips` times (at least once): one counter, compare and branch a trip.
+  template <class Body>
+  void repeat(int64_t trips, Body body) {
+    IrOperand left = op(Op::kMov, ir_imm(trips));
+    const int top = at_ + static_cast<int>(code_.size());
+    body();
+    set(left, Op::kSub, left, ir_imm(1));
+    IrOperand more = setp(Op::kSetpNe, left, 0);
+    code_.push_back({.op = Op::kBra, .guard = more.index, .target = top});
+  }
 
   // a's sign bit in every bit: 0, or -1 for a negative float (or int).
   IrOperand sign_mask(IrOperand a) { return op(Op::kShrS, a, 31); }
@@ -60,8 +76,10 @@ class FloatSeq {
   // |result| = (e - 1) << 23 + s, e - 1 forced to 0 when live is 0 (an exact zero), and
   // clamped to infinity.
   IrOperand pack(IrOperand e_minus_1, IrOperand s, IrOperand live) {
-    IrOperand e = op(Op::kMulLo, e_minus_1, live);
-    return op(Op::kMinU, op(Op::kMadLo, e, ir_imm(0x800000), s), kInf);
+    return pack(op(Op::kMulLo, e_minus_1, live), s);
+  }
+  IrOperand pack(IrOperand e_minus_1, IrOperand s) {  // s is not an exact zero
+    return op(Op::kMinU, op(Op::kMadLo, e_minus_1, ir_imm(0x800000), s), kInf);
   }
 
   // |x|'s significand with the hidden bit for a normal x (for a subnormal its fraction),
@@ -76,6 +94,7 @@ class FloatSeq {
   }
 
  private:
+  int at_;
   const FreshReg& fresh_;
   const FreshReg& pred_;
   std::vector<IrInstr> code_;
@@ -160,6 +179,82 @@ std::vector<IrInstr> float_mul(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   IrOperand special = s.setp(Op::kSetpGeU, hi, kInf);
   IrOperand nan = s.setp(Op::kSetpGeU, s.op(Op::kSub, hi, live), kInf);
   IrOperand edge = s.selp(ir_imm(kMag), s.op(Op::kOr, sign, kInf), nan);
+  s.selp(edge, normal, special);
+  return s.finish(d);
+}
+
+// a / b. A restoring division of the significands normalised to bit 23 (float_factor),
+// one quotient bit a trip for 28 trips (a trip a round: the ROM, not the tokens, is what
+// a float kernel runs out of): t = r - sb, whose sign bit u is 1 when the bit is 0;
+// r = min.u(r, t) (t wraps above r then); nq = 2 nq + u collects the quotient's
+// complement; r doubles (r < 2 sb < 2^25 throughout). Q = floor(sa / sb * 2^27) lies in
+// [2^26, 2^28), so T = Q << 4 with the remainder's sticky bit leads at bit 31 or 30 as
+// mul's T does, and goes on as mul's: one right shift with sticky by max(carry, 1 - e),
+// round, pack. Special: a or b zero, infinite or NaN; then the result is 0 for |a| < |b|,
+// infinity for |a| > |b| (each with the sign), NaN for |a| = |b| (0 / 0, inf / inf) or a
+// NaN operand.
+std::vector<IrInstr> float_div(IrOperand d, IrOperand a, IrOperand b, FloatSeq& s) {
+  IrOperand sign = s.op(Op::kAnd, s.op(Op::kXor, a, b), kSign);
+  IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag);
+  Factor fa = float_factor(ma, s), fb = float_factor(mb, s);
+  IrOperand r = fa.sig;  // the remainder: the loop overwrites the dividend
+  IrOperand nq = s.op(Op::kMov, ir_imm(0));
+  s.repeat(28, [&] {
+    IrOperand t = s.op(Op::kSub, r, fb.sig);
+    s.set(nq, Op::kMadLo, nq, ir_imm(2), s.op(Op::kShrU, t, 31));
+    s.set(r, Op::kMinU, r, t);
+    s.set(r, Op::kAdd, r, r);
+  });
+  IrOperand q = s.op(Op::kXor, nq, 0xfffffff);
+  IrOperand top = s.op(Op::kMadLo, q, ir_imm(16), s.nonzero(r));
+  IrOperand carry = s.op(Op::kShrU, top, 31);
+  // T / 2^31 = sa / sb, so e - 1 = fa.exp - fb.exp + 125 + the right shift.
+  IrOperand under = s.op(Op::kSub, s.op(Op::kSub, fb.exp, fa.exp), 125);
+  IrOperand right = s.op(Op::kMaxS, under, carry);
+  IrOperand e1 = s.op(Op::kSub, right, under);
+  IrOperand normal = s.op(Op::kOr, s.pack(e1, s.round_even(s.shr_sticky(top, right))), sign);
+  // Special: ma or mb is 0 (ma - 1 wraps) or at least infinity.
+  IrOperand ma1 = s.op(Op::kSub, ma, 1);
+  IrOperand special = s.setp(Op::kSetpGeU, s.op(Op::kMaxU, ma1, s.op(Op::kSub, mb, 1)), kInf - 1);
+  IrOperand infinite = s.op(Op::kOr, sign, kInf);
+  IrOperand limit = s.selp(infinite, sign, s.setp(Op::kSetpGtU, ma, mb));
+  IrOperand apart = s.setp(Op::kSetpNe, ma, mb);
+  IrOperand numbers = s.setp(Op::kAndPred, apart, s.setp(Op::kSetpLeU, s.op(Op::kMaxU, ma, mb), kInf));
+  IrOperand edge = s.selp(limit, ir_imm(kMag), numbers);
+  s.selp(edge, normal, special);
+  return s.finish(d);
+}
+
+// sqrt(a) for a positive finite a: the significand normalised to bit 23 shifted left by
+// 1 or 2 (the exponent left even) lies in [2^24, 2^26); M = that << 26 has 26 bit pairs,
+// and the digit-by-digit root takes one a trip (as div's loop): rem = 4 rem + the next pair,
+// t = rem - (4 root + 1), rem = min.u(rem, t), root = 2 root + (t >= 0). The root R of M
+// lies in [2^25, 2^26): T = R << 5 with the remainder's sticky bit leads at bit 30, never
+// subnormal or infinite; rounded and packed. nroot = ~root, so that t's sign bit is the
+// complement of the root's next bit: t = 4 nroot + rem + 3, nroot = 2 nroot + u.
+// Special: +-0 and +inf are their own roots; NaN and every other negative a give NaN.
+std::vector<IrInstr> float_sqrt(IrOperand d, IrOperand a, FloatSeq& s) {
+  Factor f = float_factor(a, s);  // for a special a, values never used
+  IrOperand sh = s.op(Op::kSub, ir_imm(2), s.op(Op::kAnd, f.exp, 1));
+  IrOperand m = s.op(Op::kShl, f.sig, s.op(Op::kAdd, sh, 6));  // the first pair at bits 31, 30
+  IrOperand rem = s.op(Op::kMov, ir_imm(0)), nroot = s.op(Op::kMov, ir_imm(-1));
+  s.repeat(26, [&] {
+    s.set(rem, Op::kMadLo, rem, ir_imm(4), s.op(Op::kShrU, m, 30));
+    s.set(m, Op::kShl, m, ir_imm(2));
+    IrOperand t = s.op(Op::kAdd, s.op(Op::kMadLo, nroot, ir_imm(4), rem), 3);
+    s.set(rem, Op::kMinU, rem, t);
+    s.set(nroot, Op::kMadLo, nroot, ir_imm(2), s.op(Op::kShrU, t, 31));
+  });
+  IrOperand root = s.op(Op::kNot, nroot);
+  IrOperand top = s.op(Op::kMadLo, root, ir_imm(32), s.nonzero(rem));
+  // a = sig << sh * 2^(exp - 142 - sh) and T / 2^30 = sqrt(sig << sh) / 2^12, so
+  // e - 1 = (exp - sh + 134) / 2 (exp - sh is even).
+  IrOperand e1 = s.op(Op::kShrS, s.op(Op::kAdd, s.op(Op::kSub, f.exp, sh), 134), 1);
+  IrOperand normal = s.op(Op::kMadLo, e1, ir_imm(0x800000), s.round_even(top));
+  IrOperand special = s.setp(Op::kSetpGeU, s.op(Op::kSub, a, 1), kInf - 1);  // 0, or above +inf's last finite
+  IrOperand not_inf = s.op(Op::kXor, a, kInf);
+  IrOperand itself = s.setp(Op::kSetpEq, s.op(Op::kMinU, not_inf, s.op(Op::kShl, a, 1)), 0);  // +inf, +-0
+  IrOperand edge = s.selp(a, ir_imm(kMag), itself);
   s.selp(edge, normal, special);
   return s.finish(d);
 }
@@ -252,12 +347,15 @@ std::vector<IrInstr> float_round(IrOperand d, IrOperand a, Op op, FloatSeq& s) {
 
 }  // namespace
 
-std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, const FreshReg& fresh, const FreshReg& pred) {
-  FloatSeq s(fresh, pred);
+std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, const FreshReg& fresh,
+                                                    const FreshReg& pred) {
+  FloatSeq s(at, fresh, pred);
   switch (in.op) {
     case Op::kAddF: return float_add(in.d, in.a, in.b, s);
     case Op::kSubF: return float_add(in.d, in.a, s.op(Op::kXor, in.b, kSign), s);
     case Op::kMulF: return float_mul(in.d, in.a, in.b, s);
+    case Op::kDivF: return float_div(in.d, in.a, in.b, s);
+    case Op::kSqrtF: return float_sqrt(in.d, in.a, s);
     case Op::kCvtFS:
     case Op::kCvtFU: return float_from_int(in.d, in.a, in.op == Op::kCvtFS, s);
     case Op::kCvtSF: return float_to_s32(in.d, in.a, s);
