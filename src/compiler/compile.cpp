@@ -12,12 +12,15 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "base/error.h"
 #include "compiler/clang_driver.h"
 #include "compiler/lower.h"
+#include "compiler/lower_expand.h"
 #include "compiler/opt.h"
 #include "compiler/ptx.h"
 #include "compiler/regalloc.h"
@@ -350,6 +353,32 @@ KernelArg parse_kernel_arg(std::string_view text) {
   return a;
 }
 
+// Lowered, optimised, allocated and emitted (the emit checks the machine's limits).
+void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const Layout& l, const CompileOptions& o) {
+  out.ir = lower_kernel(m, k, l.env);
+  optimise(out.ir);
+  legalise(out.ir);
+  out.allocated = allocate_registers(out.ir);
+  out.program = emit(k.name, out.allocated, l, o.launch);
+}
+
+// The float arithmetic ops with a sequence that the optimised kernel has more than once
+// (add and sub count as one: sub is add with b's sign flipped). The conversions stay
+// inlined: at 13-18 ops a call's 7 blocks would save little.
+std::set<Op> repeated_float_ops(const PtxModule& m, const PtxFunction& k, LowerEnv env) {
+  env.float_sequences = false;
+  IrFunction f = lower_kernel(m, k, env);
+  optimise(f);
+  std::map<Op, int> uses;
+  for (const IrInstr& in : f.code) ++uses[in.op == Op::kSubF ? Op::kAddF : in.op];
+  int n = 0;
+  const FreshReg fresh = [&] { return ir_vreg(n++); }, pred = [&] { return ir_pred(n++); };
+  std::set<Op> out;
+  for (Op op : {Op::kAddF, Op::kMulF, Op::kDivF, Op::kSqrtF, Op::kFmaF})
+    if (uses[op] > 1 && expand_float_op({.op = op}, 0, fresh, pred)) out.insert(op);
+  return out;
+}
+
 CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const CompileOptions& o) {
   CompiledKernel out;
   out.ptx = std::string(ptx);
@@ -366,11 +395,20 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
   Layout l = layout(m, k, *params, o);
   l.env.file = ptx_file;
   l.env.float_sequences = o.float_sequences;
-  out.ir = lower_kernel(m, k, l.env);
-  optimise(out.ir);
-  legalise(out.ir);
-  out.allocated = allocate_registers(out.ir);
-  out.program = emit(k.name, out.allocated, l, o.launch);
+  try {
+    finish(out, m, k, l, o);
+  } catch (const Error&) {
+    // Inlined, the sequences passed the ROM (or the registers): one shared copy of each
+    // repeated op may fit. If it does not either, the inlined form's error stands.
+    if (!o.float_sequences) throw;
+    l.env.shared_float_ops = repeated_float_ops(m, k, l.env);
+    if (l.env.shared_float_ops.empty()) throw;
+    try {
+      finish(out, m, k, l, o);
+    } catch (const Error&) {
+    }
+    if (out.program.code.empty()) throw;
+  }
   return out;
 }
 

@@ -133,6 +133,8 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 }
 
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
+  if (env_.float_sequences && env_.shared_float_ops.contains(out.op == Op::kSubF ? Op::kAddF : out.op))
+    return emit_float_call(src, out);
   if (env_.float_sequences)
     if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_)) {
       seq->back().guard = out.guard;  // a guard the caller set; else the PTX's, as for any op
@@ -168,6 +170,43 @@ void Lowerer::emit_helper(const PtxInstr& src, IrInstr out) {
 void Lowerer::emit_sequence(const PtxInstr& src, std::vector<IrInstr> seq) {
   for (size_t i = 0; i + 1 < seq.size(); ++i) emit_helper(src, seq[i]);
   emit(src, seq.back());
+}
+
+// mov a, x; mov b, y (sub: y with its sign flipped); mov c, z; mov ret, site; bra copy;
+// then, where the copy branches back, the guarded mov d, a.
+void Lowerer::emit_float_call(const PtxInstr& src, const IrInstr& out) {
+  const Op op = out.op == Op::kSubF ? Op::kAddF : out.op;
+  auto r = std::find_if(routines_.begin(), routines_.end(), [&](const Routine& x) { return x.op == op; });
+  if (r == routines_.end()) r = routines_.insert(r, {op, fresh_(), fresh_(), fresh_(), fresh_(), {}, {}, src.line});
+  emit_helper(src, {.op = Op::kMov, .d = r->a, .a = out.a});
+  if (out.op == Op::kSubF) emit_helper(src, {.op = Op::kXor, .d = r->b, .a = out.b, .b = ir_imm(0x80000000)});
+  else if (out.b.kind != IrOperand::Kind::kNone) emit_helper(src, {.op = Op::kMov, .d = r->b, .a = out.b});
+  if (out.c.kind != IrOperand::Kind::kNone) emit_helper(src, {.op = Op::kMov, .d = r->c, .a = out.c});
+  emit_helper(src, {.op = Op::kMov, .d = r->ret, .a = ir_imm(std::ssize(r->calls))});
+  r->calls.push_back(static_cast<int>(f_.code.size()));
+  emit_helper(src, {.op = Op::kBra});
+  r->returns.push_back(static_cast<int>(f_.code.size()));
+  IrInstr result = out;
+  result.op = Op::kMov, result.a = r->a, result.b = {}, result.c = {};
+  emit(src, result);
+}
+
+// Each shared copy after the kernel's last block: the sequence, then a branch back to its
+// call site by ret (a compare and a branch a site, the last site unconditional).
+void Lowerer::append_routines() {
+  for (Routine& r : routines_) {
+    const int start = static_cast<int>(f_.code.size());
+    for (int at : r.calls) f_.code[at].target = start;
+    std::vector<IrInstr> seq =
+        expand_float_op({.op = r.op, .d = r.a, .a = r.a, .b = r.b, .c = r.c}, start, fresh_, fresh_pred_).value();
+    for (size_t k = 0; k + 1 < r.returns.size(); ++k) {
+      IrOperand p = fresh_pred_();
+      seq.push_back({.op = Op::kSetpEq, .d = p, .a = r.ret, .b = ir_imm(static_cast<int64_t>(k))});
+      seq.push_back({.op = Op::kBra, .guard = p.index, .target = r.returns[k]});
+    }
+    seq.push_back({.op = Op::kBra, .target = r.returns.back()});
+    for (IrInstr& in : seq) in.line = r.line, f_.code.push_back(in);
+  }
 }
 
 bool Lowerer::operands(const PtxInstr& in, size_t n) {

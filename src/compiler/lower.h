@@ -28,6 +28,10 @@ struct LowerEnv {
   int shfl_word = -1;  // first of the shuffles' 16 words (a word per lane of each resident warp), or -1
   int vote_word = -1;  // first of the votes' 4 words (one per resident warp), or -1
   bool float_sequences = false;  // f32 add, sub, mul, div, sqrt and the conversions as integer sequences
+  // With float_sequences: the float ops (add standing for sub too) whose sequence is one
+  // shared copy after the kernel, called from each use (compile_ptx's second try when the
+  // inlined sequences pass the ROM; design.md §3, "Next", item 5).
+  std::set<Op> shared_float_ops;
 };
 
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each

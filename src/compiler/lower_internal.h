@@ -42,6 +42,7 @@ class Lowerer {
     Frame top{&kernel, ""};
     lower_body(top, 0);
     resolve_labels();
+    append_routines();
     check_single_defs();
     if (!errors_.empty()) {
       std::string all;
@@ -75,6 +76,9 @@ class Lowerer {
   void emit(const PtxInstr& src, IrInstr out);
   void emit_helper(const PtxInstr& src, IrInstr out);
   void emit_sequence(const PtxInstr& src, std::vector<IrInstr> seq);
+  // A float op as a call of its shared copy (env_.shared_float_ops), and the copies.
+  void emit_float_call(const PtxInstr& src, const IrInstr& out);
+  void append_routines();
   bool operands(const PtxInstr& in, size_t n);
 
   // ---- Bodies and calls.
@@ -141,6 +145,16 @@ class Lowerer {
   std::vector<std::pair<int, PtxInstr>> single_def_checks_;
   std::vector<std::string> errors_;
   int inline_count_ = 0;
+  // A shared float sequence: the call sites set a, b, c and ret (the site's number) and
+  // branch to it; it leaves its result in a (a register every call writes, so no copy of it
+  // is propagated past a later call) and branches back by ret.
+  struct Routine {
+    Op op;
+    IrOperand a, b, c, ret;
+    std::vector<int> calls, returns;  // each call's bra, and the index after it
+    int line = 0;
+  };
+  std::vector<Routine> routines_;
 };
 
 }  // namespace qgpu::lowering
