@@ -201,10 +201,9 @@ struct FloatSequence {
       const IrInstr& in = code[i];
       if (in.op == Op::kBra) {  // div's and sqrt's loops
         if (in.guard < 0 || p[in.guard] != in.guard_negated) i = in.target - 1;
-      } else if (in.op >= Op::kAndPred && in.op <= Op::kMovPred) {
-        p[in.d.index] = pred_logic(in.op, word(in.a) != 0, word(in.b) != 0);
-      } else if (op_info(in.op).effect == Effect::kPred) {
-        p[in.d.index] = compare(in.op, word(in.a), word(in.b));
+      } else if (op_info(in.op).effect == Effect::kPred) {  // as the interpreter's lane_pred_result
+        p[in.d.index] = op_info(in.op).form == Form::kPAB ? compare(in.op, word(in.a), word(in.b))
+                                                          : pred_logic(in.op, word(in.a) != 0, word(in.b) != 0);
       } else {
         r[in.d.index] = alu(in.op, word(in.a), word(in.b), word(in.c));
       }

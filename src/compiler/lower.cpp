@@ -133,14 +133,14 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 }
 
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
-  if (env_.float_sequences && env_.shared_float_ops.contains(out.op == Op::kSubF ? Op::kAddF : out.op))
-    return emit_float_call(src, out);
-  if (env_.float_sequences)
+  if (env_.float_sequences) {
+    if (env_.shared_float_ops.contains(out.op == Op::kSubF ? Op::kAddF : out.op)) return emit_float_call(src, out);
     if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_)) {
       seq->back().guard = out.guard;  // a guard the caller set; else the PTX's, as for any op
       seq->back().guard_negated = out.guard_negated;
       return emit_sequence(src, std::move(*seq));
     }
+  }
   out.line = src.line;
   const bool typed_d = !src.operands.empty() && src.operands[0].kind == PtxOperandKind::kReg;
   out.float_d = out.d.kind == K::kVReg && typed_d && reg_type(*frame_, src.operands[0].name) == ".f32";

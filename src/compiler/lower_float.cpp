@@ -12,6 +12,8 @@
 // out of the rounding moves it on, up to infinity; a subnormal is e = 1 without the bit).
 #include "compiler/lower_expand.h"
 
+#include <optional>
+
 namespace qgpu {
 namespace {
 
@@ -80,6 +82,17 @@ class FloatSeq {
   }
   IrOperand pack(IrOperand e_minus_1, IrOperand s) {  // s is not an exact zero
     return op(Op::kMinU, op(Op::kMadLo, e_minus_1, ir_imm(0x800000), s), kInf);
+  }
+
+  // |result| from t, whose leading one is at bit 31 or 30, where 1 - e = under (e the
+  // exponent with the leading one at bit 30): one right shift with sticky by
+  // max(carry, under) takes t to bit 30 and a subnormal on to exponent 1; rounded, packed
+  // (live as pack's, when t may be an exact zero).
+  IrOperand round_shifted(IrOperand t, IrOperand under, std::optional<IrOperand> live = {}) {
+    IrOperand right = op(Op::kMaxS, under, op(Op::kShrU, t, 31));
+    IrOperand e1 = op(Op::kSub, right, under);
+    IrOperand s = round_even(shr_sticky(t, right));
+    return live ? pack(e1, s, *live) : pack(e1, s);
   }
 
   // |x|'s significand with the hidden bit for a normal x (for a subnormal its fraction),
@@ -165,14 +178,10 @@ std::vector<IrInstr> float_mul(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   IrOperand p1 = s.op(Op::kShrU, s.op(Op::kMadLo, fa.sig, b1, p0), 8);
   IrOperand top = s.op(Op::kMadLo, fa.sig, b2, p1);  // P >> 16
   IrOperand low = s.nonzero(s.op(Op::kShl, s.op(Op::kMulLo, fa.sig, fb.sig), 16));
-  IrOperand carry = s.op(Op::kShrU, top, 31);
-  // fa.exp + fb.exp = ea + eb - 16, so 1 - e = 112 - (fa.exp + fb.exp); e - 1 + carry is
-  // the shift less the same.
+  // fa.exp + fb.exp = ea + eb - 16, so 1 - e = 112 - (fa.exp + fb.exp).
   IrOperand under = s.op(Op::kSub, ir_imm(112), s.op(Op::kAdd, fa.exp, fb.exp));
-  IrOperand right = s.op(Op::kMaxS, under, carry);
-  IrOperand e1 = s.op(Op::kSub, right, under);
   IrOperand live = s.nonzero(top);  // 0: an operand is zero
-  IrOperand mag = s.pack(e1, s.round_even(s.shr_sticky(s.op(Op::kOr, top, low), right)), live);
+  IrOperand mag = s.round_shifted(s.op(Op::kOr, top, low), under, live);
   IrOperand normal = s.op(Op::kOr, mag, sign);
   // NaN: the larger is a NaN (hi - 1 >= infinity), or infinity times zero (hi >= infinity).
   IrOperand hi = s.op(Op::kMaxU, ma, mb);
@@ -207,12 +216,9 @@ std::vector<IrInstr> float_div(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   });
   IrOperand q = s.op(Op::kXor, nq, 0xfffffff);
   IrOperand top = s.op(Op::kMadLo, q, ir_imm(16), s.nonzero(r));
-  IrOperand carry = s.op(Op::kShrU, top, 31);
-  // T / 2^31 = sa / sb, so e - 1 = fa.exp - fb.exp + 125 + the right shift.
+  // T / 2^31 = sa / sb, so 1 - e = fb.exp - fa.exp - 125.
   IrOperand under = s.op(Op::kSub, s.op(Op::kSub, fb.exp, fa.exp), 125);
-  IrOperand right = s.op(Op::kMaxS, under, carry);
-  IrOperand e1 = s.op(Op::kSub, right, under);
-  IrOperand normal = s.op(Op::kOr, s.pack(e1, s.round_even(s.shr_sticky(top, right))), sign);
+  IrOperand normal = s.op(Op::kOr, s.round_shifted(top, under), sign);
   // Special: ma or mb is 0 (ma - 1 wraps) or at least infinity.
   IrOperand ma1 = s.op(Op::kSub, ma, 1);
   IrOperand special = s.setp(Op::kSetpGeU, s.op(Op::kMaxU, ma1, s.op(Op::kSub, mb, 1)), kInf - 1);
