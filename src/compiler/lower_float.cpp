@@ -1,9 +1,9 @@
 // binary32 arithmetic as sequences of the machine's integer ops, for the compiled model,
 // whose layers order floats (compares, min, max, neg, abs) but do not yet add, multiply
-// or convert them (docs/design.md §3, "Next", item 5). Each sequence is branch-free and
-// computes alu_f32's bits exactly: round to nearest even, subnormals kept, NVIDIA's
-// canonical NaN (tests/float_test.cpp runs them against alu_f32 on the same operands as
-// the ops themselves).
+// or convert them (docs/design.md §3, "Next", item 5). Each sequence (branch-free but for
+// div's and sqrt's loops) computes alu_f32's bits exactly: round to nearest even,
+// subnormals kept, NVIDIA's canonical NaN (tests/float_test.cpp runs them against alu_f32
+// on the same operands as the ops themselves).
 //
 // The common shape: a significand with its hidden bit, aligned so that its leading one is
 // at bit 30 and bits 6..0 hold what lies below the result's last place (bit 6 the half,
@@ -49,11 +49,19 @@ class FloatSeq {
   template <class Body>
   void repeat(int64_t trips, Body body) {
     IrOperand left = op(Op::kMov, ir_imm(trips));
+    loop(body, [&] {
+      set(left, Op::kSub, left, ir_imm(1));
+      return setp(Op::kSetpNe, left, 0);
+    });
+  }
+  // body() run while more() (a predicate, appended after the body) is true, at least once:
+  // a loop whose own variable ends it needs no counter.
+  template <class Body, class More>
+  void loop(Body body, More more) {
     const int top = at_ + static_cast<int>(code_.size());
     body();
-    set(left, Op::kSub, left, ir_imm(1));
-    IrOperand more = setp(Op::kSetpNe, left, 0);
-    code_.push_back({.op = Op::kBra, .guard = more.index, .target = top});
+    IrOperand again = more();
+    code_.push_back({.op = Op::kBra, .guard = again.index, .target = top});
   }
 
   // a's sign bit in every bit: 0, or -1 for a negative float (or int).
@@ -207,14 +215,16 @@ std::vector<IrInstr> float_div(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag);
   Factor fa = float_factor(ma, s), fb = float_factor(mb, s);
   IrOperand r = fa.sig;  // the remainder: the loop overwrites the dividend
-  IrOperand nq = s.op(Op::kMov, ir_imm(0));
-  s.repeat(28, [&] {
+  // nq starts as a lone 1 that every trip moves up a bit, whatever the operands: at bit 28
+  // it ends the loop (28 trips, no counter), and the xor that takes the complement clears it.
+  IrOperand nq = s.op(Op::kMov, ir_imm(1));
+  s.loop([&] {
     IrOperand t = s.op(Op::kSub, r, fb.sig);
     s.set(nq, Op::kMadLo, nq, ir_imm(2), s.op(Op::kShrU, t, 31));
     s.set(r, Op::kMinU, r, t);
     s.set(r, Op::kAdd, r, r);
-  });
-  IrOperand q = s.op(Op::kXor, nq, 0xfffffff);
+  }, [&] { return s.setp(Op::kSetpLtU, nq, int64_t{1} << 28); });
+  IrOperand q = s.op(Op::kXor, nq, 0x1fffffff);
   IrOperand top = s.op(Op::kMadLo, q, ir_imm(16), s.nonzero(r));
   // T / 2^31 = sa / sb, so 1 - e = fb.exp - fa.exp - 125.
   IrOperand under = s.op(Op::kSub, s.op(Op::kSub, fb.exp, fa.exp), 125);
