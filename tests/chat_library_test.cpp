@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <numeric>
 #include <set>
@@ -15,6 +17,7 @@
 #include "chat/assets.h"
 #include "chat/library.h"
 #include "engine/model.h"
+#include "gpu/f32.h"
 #include "gpu/interp.h"
 #include "host/launch.h"
 #include "lift/machine_model.h"
@@ -102,6 +105,52 @@ TEST(ChatLibrary, VectorToolsAnswerWhatTheTestComputes) {
     EXPECT_EQ(result_of("vector_op", {{"a", {a[0], a[1], a[2]}}, {"b", {b[0], b[1], b[2]}}, {"op", op}}),
               json({want[0], want[1], want[2]})) << op;
   }
+}
+
+// The float tools compute what binary32 arithmetic in the kernel's order gives: the test adds
+// and multiplies in volatile floats (one rounding a step, nothing fused), with the cases a
+// float sum is known for: a small value lost beside a large one, -0, overflow to infinity,
+// infinity minus infinity, subnormals, and 0.1 and friends that no float holds exactly.
+TEST(ChatLibrary, FloatToolsComputeInFloats) {
+  // NVIDIA's NaN is 0x7fffffff (docs/isa.md); the host's inf - inf is 0xffc00000.
+  auto bits = [](float x) { return std::isnan(x) ? 0x7fffffffu : std::bit_cast<uint32_t>(x); };
+  const std::vector<std::vector<double>> lists = {
+      {1.5, 2.25, -0.75, 0.1}, {1e30, 1, -1e30}, {-0.0}, {3e38, 3e38}, {1e-45, 1e-45, 1e-45}, {0.1, 0.2, 0.3},
+      {7}, {-2.5, 1e-3, 123456.789, -7.25e-5, 42, 0.3333333333}};
+  for (const std::vector<double>& v : lists) {
+    volatile float s = 0.0f;
+    for (double x : v) s = s + static_cast<float>(x);
+    volatile float mean = s / static_cast<float>(v.size());
+    const json got = run_tool("mean_float", {{"values", v}}).result;
+    EXPECT_EQ(got, json({{"result", f32_json(bits(mean))}, {"sum", f32_json(bits(s))}})) << json(v).dump();
+  }
+  const std::vector<std::pair<std::vector<double>, std::vector<double>>> pairs = {
+      {{1.5, 2, -0.1}, {4, 0.25, 3}}, {{0.1, 0.2, 0.3}, {0.3, 0.2, 0.1}}, {{1e20, 1, -1e20}, {1e20, 1, 1e20}},
+      {{3e38}, {2}}, {{1e-30}, {1e-30}}, {{-0.0}, {5}}};
+  for (const auto& [a, b] : pairs) {
+    volatile float s = 0.0f;
+    for (size_t i = 0; i < a.size(); ++i) {
+      volatile float p = static_cast<float>(a[i]) * static_cast<float>(b[i]);
+      s = s + p;
+    }
+    EXPECT_EQ(result_of("dot_float", {{"a", a}, {"b", b}}), f32_json(bits(s))) << json(a).dump() << json(b).dump();
+  }
+  // 100 values and 60-long vectors, the most the tools take (the interpreter's record counts
+  // bound their launches: about 500 records a value for dot_float on one thread).
+  std::vector<double> many, x, y;
+  for (int i = 0; i < 100; ++i) many.push_back(0.01 * i - 0.3);
+  for (int i = 0; i < 60; ++i) x.push_back(1.0 / (i + 1)), y.push_back(i % 7 - 3.5);
+  volatile float s = 0.0f, d = 0.0f;
+  for (double v : many) s = s + static_cast<float>(v);
+  volatile float mean = s / 100.0f;
+  for (size_t i = 0; i < x.size(); ++i) {
+    volatile float p = static_cast<float>(x[i]) * static_cast<float>(y[i]);
+    d = d + p;
+  }
+  Ran m = run_tool("mean_float", {{"values", many}}), t = run_tool("dot_float", {{"a", x}, {"b", y}});
+  EXPECT_EQ(m.result["result"], f32_json(bits(mean)));
+  EXPECT_EQ(t.result["result"], f32_json(bits(d)));
+  std::cout << "[ largest ] mean_float: " << m.records << " records; dot_float: " << t.records << " records\n";
 }
 
 TEST(ChatLibrary, MatmulAnswersWhatTheTestComputes) {
@@ -217,14 +266,28 @@ TEST(ChatLibrary, ArgumentsMayArriveAsStringsHoldingJson) {
 
 TEST(ChatLibrary, BadCallsGetOneSentence) {
   EXPECT_EQ(error_of("sqrt", {{"x", 4}}),
-            "unknown tool 'sqrt'; the tools are sum, difference, product, mean, min_max, dot, vector_op, matmul, power, "
-            "factorial, gcd, lcm, sort, is_prime.");
+            "unknown tool 'sqrt'; the tools are sum, difference, product, mean, mean_float, min_max, dot, dot_float, "
+            "vector_op, matmul, power, factorial, gcd, lcm, sort, is_prime.");
   EXPECT_EQ(error_of("sum", json::object()), "sum: missing argument 'values' (the integers (1 to 100)).");
   EXPECT_EQ(error_of("sum", {{"values", {1}}, {"n", 1}}), "sum: unknown argument 'n'; it takes values.");
   EXPECT_EQ(error_of("sum", {{"values", "one, two"}}), "sum: values must be a list of integers such as [1, 2, 3], not \"one, two\".");
   EXPECT_EQ(error_of("sum", {{"values", json::array()}}), "sum: values is empty; give at least one number.");
   EXPECT_EQ(error_of("sum", {{"values", std::vector<int>(200, 1)}}), "sum: values has 200 numbers; the machine holds at most 100.");
-  EXPECT_EQ(error_of("sum", {{"values", {1, 2.5}}}), "sum: values[1] must be an integer (the machine has no fractions), not 2.5.");
+  EXPECT_EQ(error_of("sum", {{"values", {1, 2.5}}}),
+            "sum: values[1] must be an integer (this tool computes in 32-bit integers; mean_float and dot_float take "
+            "fractions), not 2.5.");
+  EXPECT_EQ(error_of("mean_float", {{"values", "1.5 and 2"}}),
+            "mean_float: values must be a list of numbers such as [1.5, -2, 0.25], not \"1.5 and 2\".");
+  EXPECT_EQ(error_of("mean_float", {{"values", {1.5, "two"}}}), "mean_float: values[1] must be a number, not \"two\".");
+  EXPECT_EQ(error_of("mean_float", {{"values", {1.5, 1e39}}}),
+            "mean_float: values[1] is 1e+39, outside the machine's 32-bit floats (magnitudes 1.4e-45 to 3.4028235e+38, or 0).");
+  EXPECT_EQ(error_of("mean_float", {{"values", {-1e-50}}}),
+            "mean_float: values[0] is -1e-50, outside the machine's 32-bit floats (magnitudes 1.4e-45 to 3.4028235e+38, or 0).");
+  EXPECT_EQ(error_of("mean_float", {{"values", json::array()}}), "mean_float: values is empty; give at least one number.");
+  EXPECT_EQ(error_of("dot_float", {{"a", std::vector<double>(61, 1.5)}, {"b", std::vector<double>(61, 1.5)}}),
+            "dot_float: a has 61 numbers; the machine holds at most 60.");
+  EXPECT_EQ(error_of("dot_float", {{"a", {1.5, 2}}, {"b", {1}}}),
+            "dot_float: a has 2 numbers but b has 1; give two lists of the same length.");
   EXPECT_EQ(error_of("sum", {{"values", {1, 3000000000LL}}}),
             "sum: values[1] is 3000000000, outside the machine's 32-bit integers (-2147483648 to 2147483647).");
   EXPECT_EQ(error_of("sum", {{"values", {2147483647, 1}}}),
@@ -291,7 +354,9 @@ TEST(ChatLibrary, EveryToolRunsInsideTheModel) {
   const std::vector<std::pair<std::string, json>> calls = {
       {"sum", {{"values", {12, 7, 30, 5}}}}, {"difference", {{"a", 100}, {"b", 58}}},
       {"product", {{"values", {2, 3, 4, 5}}}}, {"mean", {{"values", {-7, 2, 1}}}},
+      {"mean_float", {{"values", {1.5, 2.25, -0.75, 0.1}}}},
       {"min_max", {{"values", {5, -3, 9, 0, 12, 7}}}}, {"dot", {{"a", {1, 2, 3}}, {"b", {4, 5, 6}}}},
+      {"dot_float", {{"a", {1.5, 2, -0.1}}, {"b", {4, 0.25, 3}}}},
       {"vector_op", {{"a", {1, 2, 3, 4, 5}}, {"b", {10, 20, 30, 40, 50}}, {"op", "sub"}}},
       {"matmul", {{"a", {{1, 2}, {3, 4}}}, {"b", {{5, 6}, {7, 8}}}}}, {"power", {{"base", 3}, {"exponent", 5}}},
       {"factorial", {{"n", 6}}}, {"gcd", {{"a", 1071}, {"b", 462}}}, {"lcm", {{"a", 4}, {"b", 6}}},

@@ -13,6 +13,7 @@
 #include "chat/session.h"
 #include "engine/tiny_model.h"
 #include "engine/tokenizer.h"
+#include "gpu/trace_json.h"
 #include "test_util.h"
 
 namespace qgpu::chat {
@@ -43,8 +44,7 @@ void expect_interpreter_outputs(const LaunchReport& r) {
   EXPECT_EQ(r.outputs.size(), r.output_arrays.size());
   for (const Array& a : r.program.arrays) {
     if (!r.outputs.contains(a.name)) continue;  // a __shared__ copy
-    std::vector<uint32_t> w = read_array(want.final, a);
-    for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(r.outputs[a.name][i].get<int32_t>(), static_cast<int32_t>(w[i]));
+    EXPECT_EQ(r.outputs[a.name], ojson(array_json(a, read_array(want.final, a)))) << a.name;  // floats as floats
   }
 }
 
@@ -120,6 +120,25 @@ TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
   EXPECT_NE(system_prompt(Mode::advanced).find("```launch"), std::string::npos);
 }
 
+// A float kernel's arrays go back to the model as floats (what `--json` prints), not as the
+// words' integer bits, and its answer is scored on them.
+TEST(ChatSession, AdvancedModeReturnsFloatArraysAsFloats) {
+  const std::string squares = "```cuda\nextern \"C\" __global__ void fsquare(float* x) {\n  int i = threadIdx.x;\n"
+                              "  x[i] = x[i] * x[i];\n}\n```\n```launch\n--grid 1 --block 3 --arg 'x=[1.5,-0.1,3]'\n```";
+  TempFile s(script({{{"when", "<tool_response>"}, {"reply", "The squares are {{outputs}}."}},
+                     {{"when", "square"}, {"reply", squares}}}));
+  auto text = scripted_generator(s.path.string());
+  Session session(gpu_model(), text.get(), {.mode = Mode::advanced});
+  TurnResult t = session.turn("square 1.5, -0.1 and 3 in floats", {});
+  ASSERT_EQ(t.launches.size(), 1u);
+  ASSERT_EQ(t.launches[0].error, "");
+  expect_interpreter_outputs(t.launches[0]);
+  EXPECT_EQ(t.answer, "The squares are {\"x\": [2.25, 0.010000001, 9.0]}.");
+  EXPECT_TRUE(launch_matches(t.launches[0], ojson({2.25, 0.010000001, 9})));
+  EXPECT_TRUE(answer_matches(t.answer, ojson({2.25, 0.010000001, 9})));
+  EXPECT_FALSE(answer_matches(t.answer, ojson({2.25, 0.01, 9})));  // 0.1f squared is not 0.01f
+}
+
 TEST(ChatSession, AdvancedModeGivesUpAfterTwoRetries) {
   TempFile s(script({{{"reply", "```cuda\nextern \"C\" __global__ void k(int* x) { x[0] = 1 }\n```\n```launch\n--arg 'x=[0]'\n```"}}}));
   auto text = scripted_generator(s.path.string());
@@ -191,6 +210,17 @@ TEST(ChatEval, MatchesNumbersInTheAnswer) {
   EXPECT_TRUE(answer_matches("sorted: [1, 2, 3]", ojson({1, 2, 3})));
   EXPECT_FALSE(answer_matches("sorted: [1, 3, 2]", ojson({1, 2, 3})));
   EXPECT_TRUE(answer_matches("rows 1 2 and 3 4", ojson({{1, 2}, {3, 4}})));
+  // Fractions: a float tool's result, said to the digits a reader would write.
+  EXPECT_FALSE(answer_matches("It is 1.5.", 1));
+  EXPECT_TRUE(answer_matches("The mean is 7.45.", 7.4499998));
+  EXPECT_TRUE(answer_matches("about 2.48", 2.4833333));
+  EXPECT_TRUE(answer_matches("2.4833 exactly", 2.4833333));
+  EXPECT_FALSE(answer_matches("about 2.5", 2.4833333));   // 2 digits of 8
+  EXPECT_FALSE(answer_matches("about 2.49", 2.4833333));  // not what it rounds to
+  EXPECT_TRUE(answer_matches("6.2", 6.2));
+  EXPECT_TRUE(answer_matches("-1.5e-3 it is", -0.0015));
+  EXPECT_FALSE(answer_matches("7", 7.4499998));
+  EXPECT_TRUE(answer_matches("0.0100000007", 0.010000001));  // more digits, the same float
 }
 
 // The language side of a merged checkpoint: the engine generator streams exactly what it

@@ -6,31 +6,70 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <regex>
 
 #include "base/error.h"
 #include "chat/assets.h"
+#include "gpu/trace_json.h"
 
 namespace qgpu::chat {
 namespace {
 
 using ojson = nlohmann::ordered_json;
 
-void flatten(const ojson& j, std::vector<int64_t>& out) {
-  if (j.is_number_integer()) out.push_back(j.get<int64_t>());
+// A number of an expected answer: its value, and for a fraction (a float tool's result)
+// the significant digits of its shortest text ("7.45": 3), which a said number must give.
+struct Want {
+  double value = 0;
+  int digits = 0;  // 0: an integer, said exactly
+};
+
+int significant_digits(std::string_view text) {
+  int n = 0;
+  bool leading = true;
+  for (char c : text) {
+    if (c == 'e' || c == 'E') break;
+    if (c < '0' || c > '9') continue;
+    leading = leading && c == '0';
+    n += !leading;
+  }
+  return n;
+}
+
+void flatten(const ojson& j, std::vector<Want>& out) {
+  if (j.is_number_integer()) out.push_back({static_cast<double>(j.get<int64_t>())});
+  else if (j.is_number()) out.push_back({j.get<double>(), significant_digits(j.dump())});
   else if (j.is_array() || j.is_object())
     for (const ojson& v : j) flatten(v, out);
 }
 
-std::vector<int64_t> flat(const ojson& j) {
-  std::vector<int64_t> out;
+std::vector<Want> flat(const ojson& j) {
+  std::vector<Want> out;
   flatten(j, out);
   return out;
 }
 
-bool contains_run(const std::vector<int64_t>& hay, const std::vector<int64_t>& needle) {
+// A number as written in an answer: "54", "-3", "7.45", "1.5e-3".
+struct Said {
+  double value = 0;
+  int decimals = 0;  // places after the point (less the exponent): "7.45" 2, "1.5e-3" 4
+  int digits = 0;    // significant digits written
+};
+
+// A fraction is said when it is written to at least its significant digits, or 3 of them,
+// and rounds to what was written (7.45 for 7.4499998, 2.48 or 2.483 for 2.4833333), or
+// when what was written is the same float (0.0100000007 for 0.010000001).
+bool said_is(const Said& s, const Want& w) {
+  if (w.digits == 0) return s.value == w.value;
+  if (s.digits < std::min(w.digits, 3)) return false;
+  return std::abs(s.value - w.value) <= 0.5 * std::pow(10.0, -s.decimals) * (1 + 1e-9) ||
+         static_cast<float>(s.value) == static_cast<float>(w.value);
+}
+
+bool contains_run(const std::vector<Said>& hay, const std::vector<Want>& needle) {
   if (needle.empty()) return false;
-  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end()) != hay.end();
+  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), said_is) != hay.end();
 }
 
 double percent(int n, size_t of) { return of ? 100.0 * n / static_cast<double>(of) : 0.0; }
@@ -51,26 +90,34 @@ std::vector<EvalQuestion> eval_questions() {
 }
 
 bool answer_matches(std::string_view text, const ojson& expected) {
-  std::vector<int64_t> said;
-  static const std::regex number(R"((^|[^0-9A-Za-z_.])(-?[0-9]+))");
+  std::vector<Said> said;
+  static const std::regex number(R"((^|[^0-9A-Za-z_.])(-?([0-9]+)(?:\.([0-9]+))?(?:[eE]([-+]?[0-9]+))?))");
   std::string s(text);
   // "1,234" is one number to a reader; the answers here have no thousands separators.
-  for (std::sregex_iterator it(s.begin(), s.end(), number), end; it != end; ++it) said.push_back(std::stoll((*it)[2]));
+  for (std::sregex_iterator it(s.begin(), s.end(), number), end; it != end; ++it) {
+    const std::string written = (*it)[2], places = (*it)[4], exponent = (*it)[5];
+    said.push_back({std::stod(written), static_cast<int>(places.size()) - (exponent.empty() ? 0 : std::stoi(exponent)),
+                    significant_digits(written)});
+  }
   return contains_run(said, flat(expected));
 }
 
 bool launch_matches(const LaunchReport& r, const ojson& expected) {
   if (!r.error.empty()) return false;
-  const std::vector<int64_t> want = flat(expected);
+  const std::vector<Want> want = flat(expected);
   if (want.empty()) return false;
-  if (r.result.contains("result")) return flat(r.result["result"]) == want;
+  auto values = [](const std::vector<Want>& w) {
+    std::vector<double> v;
+    for (const Want& x : w) v.push_back(x.value);
+    return v;
+  };
+  if (r.result.contains("result")) return values(flat(r.result["result"])) == values(want);
   for (const Array& a : r.program.arrays) {
     if (!r.outputs.contains(a.name)) continue;
-    std::vector<int64_t> got = flat(r.outputs[a.name]);
-    std::vector<int64_t> init(a.init.begin(), a.init.end());
-    for (int64_t& v : init) v = static_cast<int32_t>(v);
+    std::vector<double> got = values(flat(r.outputs[a.name]));
+    std::vector<double> init = values(flat(ojson(array_json(a, a.init))));
     if (got == init) continue;  // an input the kernel did not write
-    if (got == want || (want.size() == 1 && !got.empty() && got[0] == want[0])) return true;
+    if (got == values(want) || (want.size() == 1 && !got.empty() && got[0] == want[0].value)) return true;
   }
   return false;
 }

@@ -42,8 +42,11 @@ struct EvalReport {
 EvalReport run_eval(const engine::Model& model, TextGenerator& text, Mode mode, int samples,
                     const std::function<void(const EvalRow&)>& on_row = {});
 
-// True when the integers written in `text` contain those of `expected` (flattened) as a
-// contiguous run: "The sum is 54." matches 54; "[1, 2, 3]" matches [1,2,3].
+// True when the numbers written in `text` contain those of `expected` (flattened) as a
+// contiguous run: "The sum is 54." matches 54; "[1, 2, 3]" matches [1,2,3]. An integer is
+// matched exactly; a fraction (a float tool's result) by a number written to at least
+// min(its significant digits, 3) digits that it rounds to (7.4499998 by "7.45"), or by the
+// same float written with more digits.
 bool answer_matches(std::string_view text, const nlohmann::ordered_json& expected);
 // True when a launch gave the expected answer: a tool's result, or an array the kernel
 // changed (advanced mode) that equals it (or starts with it, for a number).

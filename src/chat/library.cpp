@@ -15,6 +15,7 @@
 
 #include "base/error.h"
 #include "chat/assets.h"
+#include "gpu/f32.h"
 #include "gpu/isa.h"
 
 namespace qgpu::chat {
@@ -29,6 +30,7 @@ constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
 constexpr int kMaxValues = 100;   // sum, product, mean: values + out + 16 __shared__ words
 constexpr int kMaxMinMax = 90;    // values + 2 + two __shared__ arrays of 16
 constexpr int kMaxDot = 50;       // a + b + 1 + 16
+constexpr int kMaxDotFloat = 60;  // a + b + 1 + 1 word for n (one thread: no __shared__)
 constexpr int kMaxVector = 40;    // a + b + c
 constexpr int kMaxSort = 16;      // values + sorted; n threads each scan n values
 constexpr int kMaxDim = 8;        // matmul: rows and columns; all three matrices in memory
@@ -76,7 +78,8 @@ int64_t as_int(const Call& c, const std::string& what, const json& v) {
       return static_cast<int64_t>(d);
     }
   }
-  reject("{}: {} must be an integer (the machine has no fractions), not {}.", c.tool, what, v.dump());
+  reject("{}: {} must be an integer (this tool computes in 32-bit integers; mean_float and dot_float take fractions), "
+         "not {}.", c.tool, what, v.dump());
 }
 
 int64_t integer(const Call& c, const std::string& name) { return as_int(c, name, value_of(c, name)); }
@@ -89,6 +92,26 @@ Ints integers(const Call& c, const std::string& name, int max) {
     reject("{}: {} has {} numbers; the machine holds at most {}.", c.tool, name, v.size(), max);
   Ints out;
   for (size_t i = 0; i < v.size(); ++i) out.push_back(as_int(c, fmt::format("{}[{}]", name, i), v[i]));
+  return out;
+}
+
+// A list of real numbers for a float parameter: each as the decimal the model wrote, which
+// the compiler rounds to the nearest float (as `--arg` does); one outside the float range
+// (or so small that it rounds to zero) is an error, never a silent infinity or zero.
+std::vector<std::string> reals(const Call& c, const std::string& name, int max) {
+  json v = value_of(c, name);
+  if (!v.is_array()) reject("{}: {} must be a list of numbers such as [1.5, -2, 0.25], not {}.", c.tool, name, v.dump());
+  if (v.empty()) reject("{}: {} is empty; give at least one number.", c.tool, name);
+  if (static_cast<int>(v.size()) > max)
+    reject("{}: {} has {} numbers; the machine holds at most {}.", c.tool, name, v.size(), max);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number()) reject("{}: {}[{}] must be a number, not {}.", c.tool, name, i, v[i].dump());
+    out.push_back(v[i].dump());
+    if (!parse_f32(out.back()))
+      reject("{}: {}[{}] is {}, outside the machine's 32-bit floats (magnitudes 1.4e-45 to 3.4028235e+38, or 0).",
+             c.tool, name, i, out.back());
+  }
   return out;
 }
 
@@ -157,6 +180,12 @@ KernelArg array(std::string name, Ints values) { return {std::move(name), true, 
 KernelArg zeros(std::string name, int n) { return {std::move(name), true, Ints(n, 0)}; }
 KernelArg scalar(std::string name, int64_t v) { return {std::move(name), false, {v}}; }
 
+// A float array: the decimals as written, which the kernel's float parameter types.
+KernelArg float_array(std::string name, std::vector<std::string> decimals) {
+  return {std::move(name), true, Ints(decimals.size(), 0), std::move(decimals)};
+}
+KernelArg float_scalar(std::string name, int64_t v) { return {std::move(name), false, {v}, {std::to_string(v)}}; }
+
 Launch one_block(int threads) { return Launch{.grid_x = 1, .grid_y = 1, .block_x = threads, .block_y = 1}; }
 
 // A reduction's CUDA block: the smallest power of two >= min(n, 16), grown while the
@@ -204,6 +233,9 @@ void read_outputs(PreparedCall& p, const std::vector<std::string>& names, std::f
   };
 }
 
+// A float word as a JSON number that reads back to the same float, or "inf", "-inf", "nan".
+json float_word(int32_t w) { return f32_json(static_cast<uint32_t>(w)); }
+
 json first_word(const Words& w) { return json{{"result", w[0][0]}}; }
 json whole_array(const Words& w) { return json{{"result", w[0]}}; }
 
@@ -242,6 +274,17 @@ PreparedCall prepare_mean(const Call& c) {
   return p;
 }
 
+PreparedCall prepare_mean_float(const Call& c) {
+  std::vector<std::string> v = reals(c, "values", kMaxValues);
+  const int n = static_cast<int>(v.size());
+  PreparedCall p = compile(c, one_block(1), {float_array("values", std::move(v)), zeros("out", 2), scalar("n", n),
+                                             float_scalar("count", n)});
+  read_outputs(p, {"out"}, [](const Words& w) {
+    return json{{"result", float_word(w[0][1])}, {"sum", float_word(w[0][0])}};
+  });
+  return p;
+}
+
 PreparedCall prepare_min_max(const Call& c) {
   Ints v = integers(c, "values", kMaxMinMax);
   const int n = static_cast<int>(v.size());
@@ -266,6 +309,17 @@ PreparedCall prepare_dot(const Call& c) {
   const int n = static_cast<int>(a.size());
   PreparedCall p = compile(c, reduction_block(n, 1, 2 * n + 1), {array("a", a), array("b", b), zeros("out", 1), scalar("n", n)});
   read_outputs(p, {"out"}, first_word);
+  return p;
+}
+
+PreparedCall prepare_dot_float(const Call& c) {
+  std::vector<std::string> a = reals(c, "a", kMaxDotFloat), b = reals(c, "b", kMaxDotFloat);
+  if (a.size() != b.size())
+    reject("dot_float: a has {} numbers but b has {}; give two lists of the same length.", a.size(), b.size());
+  const int n = static_cast<int>(a.size());
+  PreparedCall p = compile(c, one_block(1), {float_array("a", std::move(a)), float_array("b", std::move(b)),
+                                             zeros("out", 1), scalar("n", n)});
+  read_outputs(p, {"out"}, [](const Words& w) { return json{{"result", float_word(w[0][0])}}; });
   return p;
 }
 
@@ -395,6 +449,9 @@ json integer_param(const std::string& description) { return json{{"type", "integ
 json list_param(const std::string& description) {
   return json{{"type", "array"}, {"items", {{"type", "integer"}}}, {"description", description}};
 }
+json real_list_param(const std::string& description) {
+  return json{{"type", "array"}, {"items", {{"type", "number"}}}, {"description", description}};
+}
 json matrix_param(const std::string& description) {
   return json{{"type", "array"}, {"items", {{"type", "array"}, {"items", {{"type", "integer"}}}}}, {"description", description}};
 }
@@ -423,11 +480,19 @@ std::vector<Tool> make_tools() {
       tool("mean", "The mean of a list of integers, exactly. Result: the mean rounded down; remainder: sum - result * count "
                    "(0 when the mean is a whole number), so the exact mean is result + remainder / count.",
            {{"values", list_param(values)}}, prepare_mean),
+      tool("mean_float", "The mean of a list of real numbers in 32-bit floats, as a GPU computes it: the values added in "
+                         "order, then divided by the count, each step rounded to the nearest float. Result: the mean; "
+                         "sum: the sum.",
+           {{"values", real_list_param(fmt::format("the numbers (1 to {})", kMaxValues))}}, prepare_mean_float),
       tool("min_max", "The smallest and largest of a list of integers. Result: [min, max] (also as min and max).",
            {{"values", list_param(fmt::format("the integers (1 to {})", kMaxMinMax))}}, prepare_min_max),
       tool("dot", "The dot product of two integer vectors of the same length. Result: the sum of a[i] * b[i].",
            {{"a", list_param(fmt::format("the first vector (1 to {} integers)", kMaxDot))},
             {"b", list_param("the second vector, as long as a")}}, prepare_dot),
+      tool("dot_float", "The dot product of two vectors of real numbers in 32-bit floats, as a GPU computes it: each "
+                        "product and each partial sum rounded to the nearest float. Result: the sum of a[i] * b[i].",
+           {{"a", real_list_param(fmt::format("the first vector (1 to {} numbers)", kMaxDotFloat))},
+            {"b", real_list_param("the second vector, as long as a")}}, prepare_dot_float),
       tool("vector_op", "An elementwise operation on two integer vectors of the same length. Result: the vector of a[i] op b[i].",
            {{"a", list_param(fmt::format("the first vector (1 to {} integers)", kMaxVector))},
             {"b", list_param("the second vector, as long as a")},

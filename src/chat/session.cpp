@@ -18,6 +18,7 @@
 #include "chat/commands.h"
 #include "chat/library.h"
 #include "compiler/compile.h"
+#include "gpu/trace_json.h"
 #include "host/launch.h"
 #include "lift/machine_model.h"
 
@@ -95,12 +96,6 @@ void parse_launch_options(const std::vector<std::string>& argv, size_t from, Com
   if (!problems.empty()) fail("{}", problems.front());
 }
 
-// Signed words: what the kernels' int arrays hold.
-ojson signed_words(const std::vector<uint32_t>& words) {
-  ojson a = ojson::array();
-  for (uint32_t w : words) a.push_back(static_cast<int32_t>(w));
-  return a;
-}
 
 std::string tool_response(const ojson& j) { return engine::template_tojson(j); }
 
@@ -322,7 +317,7 @@ LaunchReport Session::launch(LaunchReport r, const Events& events,
     r.seconds = run.seconds;
     for (const Array& a : r.program.arrays)  // the kernel's parameters, not its __shared__ copies
       if (std::find(r.output_arrays.begin(), r.output_arrays.end(), a.name) != r.output_arrays.end())
-        r.outputs[a.name] = signed_words(read_array(r.trace.final, a));
+        r.outputs[a.name] = array_json(a, read_array(r.trace.final, a));  // a float array's as floats
     r.result = result ? result(r.trace.final) : ojson{{"outputs", r.outputs}};
   } catch (const Error& e) {
     r.error = e.what();

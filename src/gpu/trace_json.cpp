@@ -17,20 +17,19 @@ nlohmann::json signed_words(const std::vector<uint32_t>& v) {
   return a;
 }
 
-// An array's elements as --json writes them: floats as f32_json, others as int32.
-nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& v) {
-  if (!a.is_float) return signed_words(v);
-  nlohmann::json out = nlohmann::json::array();
-  for (uint32_t x : v) out.push_back(f32_json(x));
-  return out;
-}
-
 int64_t count_steps(const Trace& t) {
   return std::count_if(t.records.begin(), t.records.end(),
                        [](const Rec& r) { return r.kind == Tok::kSched; });
 }
 
 }  // namespace
+
+nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& v) {
+  if (!a.is_float) return signed_words(v);
+  nlohmann::json out = nlohmann::json::array();
+  for (uint32_t x : v) out.push_back(f32_json(x));
+  return out;
+}
 
 nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, const ReportOptions& o) {
   nlohmann::json j;

@@ -21,6 +21,9 @@ struct ReportOptions {
 //  [int32|null], "tokens", "prompt_tokens", "steps", "waves", "blocks", "records": [text...],
 //  "record_ids": [...], "prompt_ids": [...]}
 nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, const ReportOptions& o);
+// An array's elements as --json writes them: a float array's as f32_json (numbers that read
+// back to the same float, or "inf", "-inf", "nan"), the others as signed 32-bit integers.
+nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& words);
 // A short readable summary; with_records adds one line per record, steps indented.
 std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records);
 
