@@ -212,8 +212,8 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
     parse_launch_options(split_words(*options), 0, o);
     r.arguments = {{"launch", *options}};
     CompiledKernel k = compile_cuda_text(*source, o);
-    // What the model cannot run (an fma of floats, today) goes back like a compile
-    // error, so the language side can rewrite the kernel.
+    // What the model cannot run (a float op in hand-written PTX it has no sequence for)
+    // goes back like a compile error, so the language side can rewrite the kernel.
     if (std::optional<std::string> gap = lift::generation_gap(k.program.code, k.program.launch))
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);
     r.kernel = k.kernel;

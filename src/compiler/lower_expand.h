@@ -61,9 +61,9 @@ std::vector<IrInstr> expand_vote(IrOperand d, IrOperand p, IrOperand mask, VoteM
 
 // The binary32 ops the compiled model's layers lack as sequences of integer ops with
 // alu_f32's bits (lower_float.cpp): add, sub, mul, the int <-> float conversions and the
-// roundings to an integer branch-free, div and sqrt with a loop (its branch targets are
-// absolute: the sequence must be placed at index `at`); nothing for any other op (fma).
-// Only the last instruction writes in.d.
+// roundings to an integer branch-free; div, sqrt and fma with branches (absolute targets:
+// the sequence must be placed at index `at`; fma's special case branches to its last
+// instruction); nothing for any other op. Only the last instruction writes in.d.
 std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, const FreshReg& fresh,
                                                     const FreshReg& pred);
 

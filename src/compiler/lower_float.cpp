@@ -64,6 +64,16 @@ class FloatSeq {
     code_.push_back({.op = Op::kBra, .guard = again.index, .target = top});
   }
 
+  // The index the next op will have, a branch to `target` (guarded by pred p, or by its
+  // negation), and the target of an earlier branch set once it is known.
+  int here() const { return at_ + static_cast<int>(code_.size()); }
+  size_t branch(int target, std::optional<IrOperand> p = {}, bool negated = false) {
+    code_.push_back({.op = Op::kBra, .guard = p ? p->index : -1, .guard_negated = negated, .target = target});
+    return code_.size() - 1;
+  }
+  void land(size_t branch_at) { code_[branch_at].target = here(); }
+  void set_pred(IrOperand p, bool value) { code_.push_back({.op = Op::kMovPred, .d = p, .a = ir_imm(value ? 1 : 0)}); }
+
   // a's sign bit in every bit: 0, or -1 for a negative float (or int).
   IrOperand sign_mask(IrOperand a) { return op(Op::kShrS, a, 31); }
   // 0 for 0, else 1.
@@ -241,6 +251,123 @@ std::vector<IrInstr> float_div(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   return s.finish(d);
 }
 
+// a * b + c with one rounding. The product P = sa sb of the significands (not normalised:
+// a subnormal's is its fraction) is exact as P << 8 in two words (from P >> 16, which sb's
+// bytes give as in mul, and P's low word from mul.lo), and c's significand C goes in the
+// high word: C << 32. Both lead at bit 55 or below, so their sum or difference is exact in
+// a signed 64-bit frame. The anchor X is the one of the larger frame exponent (value(P <<
+// 8) = 2^(ea + eb - 308), value(C << 32) = 2^(ec - 182)); the other, Y, goes right by the
+// difference with sticky. Y loses bits only past its zero bits (P's 8, C's 32), and then it
+// is far below X (a product with a subnormal factor still leads at bit 31 or above; when
+// c is subnormal, the subnormal grid is at bit 32), so the sticky bit stays at least 7
+// bits under the result's last place. S = X +- Y, |S| and its sign; a
+// word step (a high word of 0: the low word moves up) and a leading-zero count give the
+// left shift that puts S's leading one at bit 62, limited by the exponent (a subnormal
+// result: a right shift); S >> (32 - shift) with sticky is T, leading at bit 30; rounded
+// and packed. Both right shifts with sticky are one copy of the 64-bit shift, which the
+// sequence runs in a loop of two passes (the ROM, not the tokens, is what a float kernel
+// runs out of). The sign is X's, flipped when S < 0; an exact zero's is the signs ANDed
+// (-0 only for -0 + -0). Special: a, b or c infinite or NaN: NaN for a NaN, infinity times
+// zero, or an infinite product plus the opposite infinity; else the infinite one (the
+// product's sign for it). 119 ops, registers kept few: the kernel around it has 15.
+std::vector<IrInstr> float_fma(IrOperand d, IrOperand a, IrOperand b, IrOperand c, FloatSeq& s) {
+  IrOperand ab = s.op(Op::kXor, a, b);  // the product's sign, bit 31
+  IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag), mc = s.op(Op::kAnd, c, kMag);
+  // Special: edge is the result (or NaN) and the rest is skipped; the last op, the only
+  // one that writes d (and carries a guard the fma has), is d = nan ? NaN : edge.
+  IrOperand hab = s.op(Op::kMaxU, ma, mb);
+  IrOperand mx = s.op(Op::kMaxU, hab, mc);
+  IrOperand inf_p = s.op(Op::kOr, s.op(Op::kAnd, ab, kSign), kInf);
+  IrOperand edge = s.selp(inf_p, c, s.setp(Op::kSetpGeU, hab, kInf));  // the infinite one
+  IrOperand zero_p = s.op(Op::kSub, ir_imm(1), s.nonzero(s.op(Op::kMinU, ma, mb)));  // 1: the product is 0
+  // NaN: hab + zero_p above infinity (a NaN a or b, or infinity times zero), mc above it,
+  // or c the product's opposite infinity (edge's sign flipped is c).
+  IrOperand nan = s.setp(Op::kSetpGtU, s.op(Op::kMaxU, s.op(Op::kAdd, hab, zero_p), mc), kInf);
+  nan = s.setp(Op::kOrPred, nan, s.setp(Op::kSetpEq, s.op(Op::kXor, edge, kSign), c));
+  IrOperand special = s.setp(Op::kSetpGeU, mx, kInf);
+  const size_t skip = s.branch(0, special);
+  // Significands and exponents (value = s 2^(e - 150)). diff = EP - EC = ea + eb - ec - 126,
+  // and a zero product never anchors (c's bits would go into the sticky bit).
+  auto exponent = [&](IrOperand m) { return s.op(Op::kMaxU, s.op(Op::kShrU, m, 23), 1); };
+  IrOperand ea = exponent(ma);
+  IrOperand sa = s.significand(ma, ea);
+  IrOperand eb = exponent(mb);
+  IrOperand sb = s.significand(mb, eb);
+  IrOperand q = s.op(Op::kSub, s.op(Op::kAdd, ea, eb), 126);
+  IrOperand ec = exponent(mc);
+  IrOperand sc = s.significand(mc, ec);
+  IrOperand diff = s.op(Op::kMadLo, zero_p, ir_imm(-(1 << 20)), s.op(Op::kSub, q, ec));
+  IrOperand swap = s.setp(Op::kSetpLtS, diff, 0);  // C anchors
+  IrOperand lim = s.selp(ec, q, swap);              // the anchor's frame exponent + 182
+  IrOperand sx = s.selp(c, ab, swap);               // the anchor's sign
+  IrOperand zs = s.op(Op::kAnd, ab, c);             // an exact zero's: -0 only for -0 + -0
+  IrOperand flip = s.sign_mask(s.op(Op::kXor, ab, c));  // -1: subtract
+  IrOperand n = s.op(Op::kAbs, diff);
+  // P << 8 = (ph, pl) from P >> 16 (sb's bytes) and P's low word; C << 32 = (sc, 0).
+  IrOperand b0 = s.op(Op::kAnd, sb, 0xff);
+  IrOperand p0 = s.op(Op::kShrU, s.op(Op::kMulLo, sa, b0), 8);
+  IrOperand b1 = s.op(Op::kAnd, s.op(Op::kShrU, sb, 8), 0xff);
+  IrOperand p1 = s.op(Op::kShrU, s.op(Op::kMadLo, sa, b1, p0), 8);
+  IrOperand pl = s.op(Op::kShl, s.op(Op::kMulLo, sa, sb), 8);
+  IrOperand b2 = s.op(Op::kShrU, sb, 16);
+  IrOperand ph = s.op(Op::kShrU, s.op(Op::kMadLo, sa, b2, p1), 8);
+  IrOperand xh = s.selp(sc, ph, swap);
+  IrOperand xl = s.selp(ir_imm(0), pl, swap);
+  // The shift's arguments: pass 1 Y by |EP - EC|, pass 2 |S| by 32 - the left shift.
+  IrOperand vh = s.selp(ph, sc, swap);
+  IrOperand vl = s.selp(pl, ir_imm(0), swap);
+  IrOperand second = special;  // false here: pass 1
+  const int top = s.here();
+  // (vh, vl) >> n with sticky, any n >= 0: a word for n >= 32, then the rest (shifts of 32
+  // or more give 0).
+  IrOperand word = s.setp(Op::kSetpGeU, n, 32);
+  IrOperand l1 = s.selp(vh, vl, word);
+  IrOperand lost_word = s.selp(vl, ir_imm(0), word);
+  IrOperand up = s.op(Op::kShl, vh, s.op(Op::kSub, ir_imm(32), n));  // n = 32: vh, which l1 is
+  IrOperand oh = s.op(Op::kShrU, vh, n);
+  IrOperand m = s.selp(s.op(Op::kSub, n, 32), n, word);
+  IrOperand kept = s.op(Op::kShrU, l1, m);
+  IrOperand lost = s.op(Op::kSub, l1, s.op(Op::kShl, kept, m));
+  IrOperand sticky = s.nonzero(s.op(Op::kOr, lost_word, lost));
+  IrOperand ol = s.op(Op::kOr, s.op(Op::kOr, kept, up), sticky);
+  const size_t done = s.branch(0, second);
+  // S = X + Y or X - Y, sg = +-1; the low word wrapped when it is below xl (above, for -).
+  IrOperand sg = s.op(Op::kOr, flip, 1);
+  IrOperand sl = s.op(Op::kMadLo, ol, sg, xl);
+  IrOperand sl_flip = s.op(Op::kXor, sl, flip);
+  IrOperand wrapped = s.setp(Op::kSetpLtU, sl_flip, s.op(Op::kXor, xl, flip));
+  IrOperand carry = s.selp(sg, ir_imm(0), wrapped);
+  IrOperand sh = s.op(Op::kAdd, s.op(Op::kMadLo, oh, sg, xh), carry);
+  // |S|: S's sign in every bit; the low word negated, the high word complemented plus the
+  // carry (1 when the low word is 0).
+  IrOperand neg = s.sign_mask(sh);
+  IrOperand ml = s.op(Op::kSub, s.op(Op::kXor, sl, neg), neg);
+  IrOperand borrow = s.op(Op::kSub, s.nonzero(sl), 1);
+  IrOperand mh = s.op(Op::kMadLo, neg, borrow, s.op(Op::kXor, sh, neg));
+  // A high word of 0 takes the low one, and 32 off the exponent.
+  IrOperand high0 = s.setp(Op::kSetpEq, mh, 0);
+  s.set(vh, Op::kSelp, ml, mh, high0);
+  s.set(vl, Op::kSelp, ir_imm(0), ml, high0);
+  lim = s.op(Op::kSub, lim, s.selp(ir_imm(32), ir_imm(0), high0));
+  // The sign: X's, flipped when S < 0, or for an exact zero zs (which packs as 0).
+  IrOperand live = s.setp(Op::kSetpNe, vh, 0);
+  IrOperand sign = s.selp(s.op(Op::kXor, sx, neg), zs, live);
+  lim = s.selp(lim, ir_imm(0), live);
+  // The left shift putting the leading one at bit 62 is clz - 1, at most lim + 6 (e >= 1):
+  // less 6, min(clz - 7, lim); T = |S| >> (26 - that); e - 1 = lim - that.
+  IrOperand shift = s.op(Op::kMinS, s.op(Op::kSub, s.op(Op::kClz, vh), 7), lim);
+  s.set(n, Op::kSub, ir_imm(26), shift);
+  IrOperand e1 = s.op(Op::kSub, lim, shift);
+  s.set_pred(second, true);
+  s.branch(top);
+  s.land(done);
+  IrOperand mag = s.pack(e1, s.round_even(ol));
+  s.set(edge, Op::kOr, mag, s.op(Op::kAnd, sign, kSign));
+  s.land(skip);
+  s.selp(ir_imm(kMag), edge, nan);  // nan is false here unless special
+  return s.finish(d);
+}
+
 // sqrt(a) for a positive finite a: the significand normalised to bit 23 shifted left by
 // 1 or 2 (the exponent left even) lies in [2^24, 2^26); M = that << 26 has 26 bit pairs,
 // and the digit-by-digit root takes one a trip (as div's loop): rem = 4 rem + the next pair,
@@ -371,6 +498,7 @@ std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, c
     case Op::kSubF: return float_add(in.d, in.a, s.op(Op::kXor, in.b, kSign), s);
     case Op::kMulF: return float_mul(in.d, in.a, in.b, s);
     case Op::kDivF: return float_div(in.d, in.a, in.b, s);
+    case Op::kFmaF: return float_fma(in.d, in.a, in.b, in.c, s);
     case Op::kSqrtF: return float_sqrt(in.d, in.a, s);
     case Op::kCvtFS:
     case Op::kCvtFU: return float_from_int(in.d, in.a, in.op == Op::kCvtFS, s);

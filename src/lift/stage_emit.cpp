@@ -317,9 +317,9 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     const bool atomic = e == Effect::kAtomic;
     if (is_float_op(in.op) && !built)
       return fmt::format("block {}: {} (the model's ALU has the floating point compares, min, max, neg and abs; "
-                         "`qgpu run --engine model` compiles add, sub, mul, div, sqrt and the conversions into "
-                         "integer ops, hand-written code must too; fma is not built yet: such kernels run on the "
-                         "interpreter, --engine interp, which is exact to IEEE-754 and NVIDIA's NaN)",
+                         "`qgpu run --engine model` compiles add, sub, mul, fma, div, sqrt and the conversions "
+                         "into integer ops, hand-written code must too, or run on the interpreter, --engine interp, "
+                         "which is exact to IEEE-754 and NVIDIA's NaN)",
                          b, op_info(in.op).mnemonic);
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
