@@ -251,6 +251,55 @@ std::vector<IrInstr> float_div(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   return s.finish(d);
 }
 
+// Two words of a 64-bit value.
+struct Wide {
+  IrOperand hi, lo;
+};
+
+// (v.hi, v.lo) >> n with every bit shifted out ORed into bit 0, for any n >= 0: a word for
+// n >= 32, then the rest (a shift by 32 or more gives 0).
+Wide shr64_sticky(Wide v, IrOperand n, FloatSeq& s) {
+  IrOperand word = s.setp(Op::kSetpGeU, n, 32);
+  IrOperand l1 = s.selp(v.hi, v.lo, word);
+  IrOperand lost_word = s.selp(v.lo, ir_imm(0), word);
+  IrOperand up = s.op(Op::kShl, v.hi, s.op(Op::kSub, ir_imm(32), n));  // n = 32: v.hi, which l1 is
+  IrOperand oh = s.op(Op::kShrU, v.hi, n);
+  IrOperand m = s.selp(s.op(Op::kSub, n, 32), n, word);
+  IrOperand kept = s.op(Op::kShrU, l1, m);
+  IrOperand lost = s.op(Op::kSub, l1, s.op(Op::kShl, kept, m));
+  IrOperand sticky = s.nonzero(s.op(Op::kOr, lost_word, lost));
+  return {oh, s.op(Op::kOr, s.op(Op::kOr, kept, up), sticky)};
+}
+
+// P << 8 for P = sa sb < 2^48: P >> 16 from sb's bytes (as mul's: each partial sum stays
+// below 2^32), P's low word from mul.lo.
+Wide product_shl8(IrOperand sa, IrOperand sb, FloatSeq& s) {
+  IrOperand b0 = s.op(Op::kAnd, sb, 0xff);
+  IrOperand p0 = s.op(Op::kShrU, s.op(Op::kMulLo, sa, b0), 8);
+  IrOperand b1 = s.op(Op::kAnd, s.op(Op::kShrU, sb, 8), 0xff);
+  IrOperand p1 = s.op(Op::kShrU, s.op(Op::kMadLo, sa, b1, p0), 8);
+  IrOperand lo = s.op(Op::kShl, s.op(Op::kMulLo, sa, sb), 8);
+  IrOperand b2 = s.op(Op::kShrU, sb, 16);
+  return {s.op(Op::kShrU, s.op(Op::kMadLo, sa, b2, p1), 8), lo};
+}
+
+// fma's special case: a, b or c infinite or NaN. edge is the infinite one (the product's
+// sign for it); nan: hab + zero_p above infinity (a NaN a or b, or infinity times zero),
+// mc above it, or c the product's opposite infinity (edge's sign flipped is c).
+struct FmaSpecial {
+  IrOperand edge, nan, special, zero_p;  // zero_p: 1 when the product is 0
+};
+FmaSpecial fma_special(IrOperand ab, IrOperand c, IrOperand ma, IrOperand mb, IrOperand mc, FloatSeq& s) {
+  IrOperand hab = s.op(Op::kMaxU, ma, mb);
+  IrOperand mx = s.op(Op::kMaxU, hab, mc);
+  IrOperand inf_p = s.op(Op::kOr, s.op(Op::kAnd, ab, kSign), kInf);
+  IrOperand edge = s.selp(inf_p, c, s.setp(Op::kSetpGeU, hab, kInf));
+  IrOperand zero_p = s.op(Op::kSub, ir_imm(1), s.nonzero(s.op(Op::kMinU, ma, mb)));
+  IrOperand nan = s.setp(Op::kSetpGtU, s.op(Op::kMaxU, s.op(Op::kAdd, hab, zero_p), mc), kInf);
+  nan = s.setp(Op::kOrPred, nan, s.setp(Op::kSetpEq, s.op(Op::kXor, edge, kSign), c));
+  return {edge, nan, s.setp(Op::kSetpGeU, mx, kInf), zero_p};
+}
+
 // a * b + c with one rounding. The product P = sa sb of the significands (not normalised:
 // a subnormal's is its fraction) is exact as P << 8 in two words (from P >> 16, which sb's
 // bytes give as in mul, and P's low word from mul.lo), and c's significand C goes in the
@@ -273,19 +322,10 @@ std::vector<IrInstr> float_div(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
 std::vector<IrInstr> float_fma(IrOperand d, IrOperand a, IrOperand b, IrOperand c, FloatSeq& s) {
   IrOperand ab = s.op(Op::kXor, a, b);  // the product's sign, bit 31
   IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag), mc = s.op(Op::kAnd, c, kMag);
-  // Special: edge is the result (or NaN) and the rest is skipped; the last op, the only
-  // one that writes d (and carries a guard the fma has), is d = nan ? NaN : edge.
-  IrOperand hab = s.op(Op::kMaxU, ma, mb);
-  IrOperand mx = s.op(Op::kMaxU, hab, mc);
-  IrOperand inf_p = s.op(Op::kOr, s.op(Op::kAnd, ab, kSign), kInf);
-  IrOperand edge = s.selp(inf_p, c, s.setp(Op::kSetpGeU, hab, kInf));  // the infinite one
-  IrOperand zero_p = s.op(Op::kSub, ir_imm(1), s.nonzero(s.op(Op::kMinU, ma, mb)));  // 1: the product is 0
-  // NaN: hab + zero_p above infinity (a NaN a or b, or infinity times zero), mc above it,
-  // or c the product's opposite infinity (edge's sign flipped is c).
-  IrOperand nan = s.setp(Op::kSetpGtU, s.op(Op::kMaxU, s.op(Op::kAdd, hab, zero_p), mc), kInf);
-  nan = s.setp(Op::kOrPred, nan, s.setp(Op::kSetpEq, s.op(Op::kXor, edge, kSign), c));
-  IrOperand special = s.setp(Op::kSetpGeU, mx, kInf);
-  const size_t skip = s.branch(0, special);
+  // Special: the rest is skipped to the last op, the only one that writes d (it carries a
+  // guard the fma has, and d may be c's register): d = nan ? NaN : edge.
+  FmaSpecial sp = fma_special(ab, c, ma, mb, mc, s);
+  const size_t skip = s.branch(0, sp.special);
   // Significands and exponents (value = s 2^(e - 150)). diff = EP - EC = ea + eb - ec - 126,
   // and a zero product never anchors (c's bits would go into the sticky bit).
   auto exponent = [&](IrOperand m) { return s.op(Op::kMaxU, s.op(Op::kShrU, m, 23), 1); };
@@ -296,48 +336,29 @@ std::vector<IrInstr> float_fma(IrOperand d, IrOperand a, IrOperand b, IrOperand 
   IrOperand q = s.op(Op::kSub, s.op(Op::kAdd, ea, eb), 126);
   IrOperand ec = exponent(mc);
   IrOperand sc = s.significand(mc, ec);
-  IrOperand diff = s.op(Op::kMadLo, zero_p, ir_imm(-(1 << 20)), s.op(Op::kSub, q, ec));
+  IrOperand diff = s.op(Op::kMadLo, sp.zero_p, ir_imm(-(1 << 20)), s.op(Op::kSub, q, ec));
   IrOperand swap = s.setp(Op::kSetpLtS, diff, 0);  // C anchors
   IrOperand lim = s.selp(ec, q, swap);              // the anchor's frame exponent + 182
   IrOperand sx = s.selp(c, ab, swap);               // the anchor's sign
   IrOperand zs = s.op(Op::kAnd, ab, c);             // an exact zero's: -0 only for -0 + -0
   IrOperand flip = s.sign_mask(s.op(Op::kXor, ab, c));  // -1: subtract
   IrOperand n = s.op(Op::kAbs, diff);
-  // P << 8 = (ph, pl) from P >> 16 (sb's bytes) and P's low word; C << 32 = (sc, 0).
-  IrOperand b0 = s.op(Op::kAnd, sb, 0xff);
-  IrOperand p0 = s.op(Op::kShrU, s.op(Op::kMulLo, sa, b0), 8);
-  IrOperand b1 = s.op(Op::kAnd, s.op(Op::kShrU, sb, 8), 0xff);
-  IrOperand p1 = s.op(Op::kShrU, s.op(Op::kMadLo, sa, b1, p0), 8);
-  IrOperand pl = s.op(Op::kShl, s.op(Op::kMulLo, sa, sb), 8);
-  IrOperand b2 = s.op(Op::kShrU, sb, 16);
-  IrOperand ph = s.op(Op::kShrU, s.op(Op::kMadLo, sa, b2, p1), 8);
-  IrOperand xh = s.selp(sc, ph, swap);
-  IrOperand xl = s.selp(ir_imm(0), pl, swap);
-  // The shift's arguments: pass 1 Y by |EP - EC|, pass 2 |S| by 32 - the left shift.
-  IrOperand vh = s.selp(ph, sc, swap);
-  IrOperand vl = s.selp(pl, ir_imm(0), swap);
-  IrOperand second = special;  // false here: pass 1
+  const Wide p = product_shl8(sa, sb, s);  // C << 32 = (sc, 0)
+  IrOperand xh = s.selp(sc, p.hi, swap);
+  IrOperand xl = s.selp(ir_imm(0), p.lo, swap);
+  // The shift's arguments: pass 1 Y by |EP - EC|, pass 2 |S| by 32 - the left shift. The
+  // pass flag is the special predicate, false on this path.
+  Wide v = {s.selp(p.hi, sc, swap), s.selp(p.lo, ir_imm(0), swap)};
   const int top = s.here();
-  // (vh, vl) >> n with sticky, any n >= 0: a word for n >= 32, then the rest (shifts of 32
-  // or more give 0).
-  IrOperand word = s.setp(Op::kSetpGeU, n, 32);
-  IrOperand l1 = s.selp(vh, vl, word);
-  IrOperand lost_word = s.selp(vl, ir_imm(0), word);
-  IrOperand up = s.op(Op::kShl, vh, s.op(Op::kSub, ir_imm(32), n));  // n = 32: vh, which l1 is
-  IrOperand oh = s.op(Op::kShrU, vh, n);
-  IrOperand m = s.selp(s.op(Op::kSub, n, 32), n, word);
-  IrOperand kept = s.op(Op::kShrU, l1, m);
-  IrOperand lost = s.op(Op::kSub, l1, s.op(Op::kShl, kept, m));
-  IrOperand sticky = s.nonzero(s.op(Op::kOr, lost_word, lost));
-  IrOperand ol = s.op(Op::kOr, s.op(Op::kOr, kept, up), sticky);
-  const size_t done = s.branch(0, second);
+  const Wide y = shr64_sticky(v, n, s);
+  const size_t done = s.branch(0, sp.special);
   // S = X + Y or X - Y, sg = +-1; the low word wrapped when it is below xl (above, for -).
   IrOperand sg = s.op(Op::kOr, flip, 1);
-  IrOperand sl = s.op(Op::kMadLo, ol, sg, xl);
+  IrOperand sl = s.op(Op::kMadLo, y.lo, sg, xl);
   IrOperand sl_flip = s.op(Op::kXor, sl, flip);
   IrOperand wrapped = s.setp(Op::kSetpLtU, sl_flip, s.op(Op::kXor, xl, flip));
   IrOperand carry = s.selp(sg, ir_imm(0), wrapped);
-  IrOperand sh = s.op(Op::kAdd, s.op(Op::kMadLo, oh, sg, xh), carry);
+  IrOperand sh = s.op(Op::kAdd, s.op(Op::kMadLo, y.hi, sg, xh), carry);
   // |S|: S's sign in every bit; the low word negated, the high word complemented plus the
   // carry (1 when the low word is 0).
   IrOperand neg = s.sign_mask(sh);
@@ -346,25 +367,25 @@ std::vector<IrInstr> float_fma(IrOperand d, IrOperand a, IrOperand b, IrOperand 
   IrOperand mh = s.op(Op::kMadLo, neg, borrow, s.op(Op::kXor, sh, neg));
   // A high word of 0 takes the low one, and 32 off the exponent.
   IrOperand high0 = s.setp(Op::kSetpEq, mh, 0);
-  s.set(vh, Op::kSelp, ml, mh, high0);
-  s.set(vl, Op::kSelp, ir_imm(0), ml, high0);
+  s.set(v.hi, Op::kSelp, ml, mh, high0);
+  s.set(v.lo, Op::kSelp, ir_imm(0), ml, high0);
   lim = s.op(Op::kSub, lim, s.selp(ir_imm(32), ir_imm(0), high0));
   // The sign: X's, flipped when S < 0, or for an exact zero zs (which packs as 0).
-  IrOperand live = s.setp(Op::kSetpNe, vh, 0);
+  IrOperand live = s.setp(Op::kSetpNe, v.hi, 0);
   IrOperand sign = s.selp(s.op(Op::kXor, sx, neg), zs, live);
   lim = s.selp(lim, ir_imm(0), live);
   // The left shift putting the leading one at bit 62 is clz - 1, at most lim + 6 (e >= 1):
   // less 6, min(clz - 7, lim); T = |S| >> (26 - that); e - 1 = lim - that.
-  IrOperand shift = s.op(Op::kMinS, s.op(Op::kSub, s.op(Op::kClz, vh), 7), lim);
+  IrOperand shift = s.op(Op::kMinS, s.op(Op::kSub, s.op(Op::kClz, v.hi), 7), lim);
   s.set(n, Op::kSub, ir_imm(26), shift);
   IrOperand e1 = s.op(Op::kSub, lim, shift);
-  s.set_pred(second, true);
+  s.set_pred(sp.special, true);  // pass 2
   s.branch(top);
   s.land(done);
-  IrOperand mag = s.pack(e1, s.round_even(ol));
-  s.set(edge, Op::kOr, mag, s.op(Op::kAnd, sign, kSign));
+  IrOperand mag = s.pack(e1, s.round_even(y.lo));
+  s.set(sp.edge, Op::kOr, mag, s.op(Op::kAnd, sign, kSign));
   s.land(skip);
-  s.selp(ir_imm(kMag), edge, nan);  // nan is false here unless special
+  s.selp(ir_imm(kMag), sp.edge, sp.nan);  // nan is false here unless special
   return s.finish(d);
 }
 
