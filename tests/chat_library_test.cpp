@@ -133,7 +133,7 @@ TEST(ChatLibrary, FloatToolsComputeInFloats) {
       volatile float p = static_cast<float>(a[i]) * static_cast<float>(b[i]);
       s = s + p;
     }
-    EXPECT_EQ(result_of("dot_float", {{"a", a}, {"b", b}}), f32_json(bits(s))) << json(a).dump() << json(b).dump();
+    EXPECT_EQ(result_of("dot_float", {{"a", a}, {"b", b}}), json(f32_json(bits(s)))) << json(a).dump() << json(b).dump();
   }
   // 100 values and 60-long vectors, the most the tools take (the interpreter's record counts
   // bound their launches: about 500 records a value for dot_float on one thread).
@@ -148,8 +148,8 @@ TEST(ChatLibrary, FloatToolsComputeInFloats) {
     d = d + p;
   }
   Ran m = run_tool("mean_float", {{"values", many}}), t = run_tool("dot_float", {{"a", x}, {"b", y}});
-  EXPECT_EQ(m.result["result"], f32_json(bits(mean)));
-  EXPECT_EQ(t.result["result"], f32_json(bits(d)));
+  EXPECT_EQ(m.result["result"], json(f32_json(bits(mean))));
+  EXPECT_EQ(t.result["result"], json(f32_json(bits(d))));
   std::cout << "[ largest ] mean_float: " << m.records << " records; dot_float: " << t.records << " records\n";
 }
 
