@@ -183,11 +183,14 @@ struct FloatSequence {
   std::vector<IrInstr> code;
   int vregs = 3, preds = 0;
 
-  explicit FloatSequence(Op op) {
+  explicit FloatSequence(Op op) : FloatSequence(IrInstr{.op = op, .a = ir_vreg(0), .b = ir_vreg(1), .c = ir_vreg(2)}) {}
+  // An op whose operands are vregs 0..2 or immediates, folded as the lowering does (fold_fma).
+  explicit FloatSequence(IrInstr in) {
     FreshReg fresh = [this] { return ir_vreg(vregs++); };
     FreshReg pred = [this] { return ir_pred(preds++); };
-    IrInstr in{.op = op, .d = fresh(), .a = ir_vreg(0), .b = ir_vreg(1), .c = ir_vreg(2)};
-    code = expand_float_op(in, 0, fresh, pred).value();
+    in.d = fresh();
+    const Op op = in.op;
+    code = expand_float_op(fold_fma(in), 0, fresh, pred).value();
     // Only the last op writes d (the lowering guards it, and d may be an operand's register).
     EXPECT_EQ(code.back().d, in.d);
     for (size_t i = 0; i + 1 < code.size(); ++i) EXPECT_NE(code[i].d, in.d) << op_info(op).mnemonic << " op " << i;
@@ -293,6 +296,41 @@ TEST(FloatSequences, FmaEqualsTheMachineOp) {
     check(x, y, any(rng));
   }
   EXPECT_GT(checked, kPairs * 11);
+}
+
+// An fma with a constant that makes it another op runs that op's sequence (fold_fma) and
+// gives the fma's bits: c = -0 is the product, c = +0 the product but for an exact zero's
+// sign (one op more: -0 + +0 is +0), a or b = +-1 the sum or the difference.
+TEST(FloatSequences, FmaWithAnIdentityOperandIsTheShorterOp) {
+  std::mt19937 rng(99);
+#if defined(QGPU_ASAN)
+  const std::vector<uint32_t> xs = sample_operands(rng, 20);
+#else
+  const std::vector<uint32_t> xs = sample_operands(rng, 200);
+#endif
+  const IrOperand x = ir_vreg(0), y = ir_vreg(1), one = ir_imm(b(1.0f)), minus_one = ir_imm(b(-1.0f));
+  const size_t mul = FloatSequence(Op::kMulF).code.size(), add = FloatSequence(Op::kAddF).code.size();
+  const size_t sub = FloatSequence(Op::kSubF).code.size(), fma = FloatSequence(Op::kFmaF).code.size();
+  struct Form {
+    IrOperand a, b, c;
+    size_t ops;
+  };
+  const Form forms[] = {{x, y, ir_imm(kNegZero), mul}, {x, y, ir_imm(0), mul + 1}, {x, one, y, add},   {one, x, y, add},
+                        {x, minus_one, y, sub},        {minus_one, x, y, sub},       {x, y, ir_imm(b(2.0f)), fma}};
+  for (const Form& form : forms) {
+    const FloatSequence seq(IrInstr{.op = Op::kFmaF, .a = form.a, .b = form.b, .c = form.c});
+    auto operand = [&](const IrOperand& o, uint32_t xv, uint32_t yv) {
+      return o.kind == IrOperand::Kind::kImm ? static_cast<uint32_t>(o.imm) : o == x ? xv : yv;
+    };
+    const std::string what = fmt::format("fma.f32 {} {} {}", form.a.kind == IrOperand::Kind::kImm ? "imm" : "x",
+                                         form.b.kind == IrOperand::Kind::kImm ? "imm" : "x|y", form.c.imm);
+    EXPECT_EQ(seq.code.size(), form.ops) << what;
+    for (uint32_t xv : xs)
+      for (uint32_t yv : xs) {
+        const uint32_t want = alu(Op::kFmaF, operand(form.a, xv, yv), operand(form.b, xv, yv), operand(form.c, xv, yv));
+        ASSERT_EQ(seq(xv, yv), want) << what << fmt::format(": x {:08x} y {:08x}", xv, yv);
+      }
+  }
 }
 
 TEST(FloatAlu, ComparesAreIeee) {

@@ -370,7 +370,10 @@ std::set<Op> repeated_float_ops(const PtxModule& m, const PtxFunction& k, LowerE
   IrFunction f = lower_kernel(m, k, env);
   optimise(f);
   std::map<Op, int> uses;
-  for (const IrInstr& in : f.code) ++uses[in.op == Op::kSubF ? Op::kAddF : in.op];
+  for (const IrInstr& in : f.code) {
+    const Op op = fold_fma(in).op;
+    ++uses[op == Op::kSubF ? Op::kAddF : op];
+  }
   int n = 0;
   const FreshReg fresh = [&] { return ir_vreg(n++); }, pred = [&] { return ir_pred(n++); };
   std::set<Op> out;

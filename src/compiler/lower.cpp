@@ -134,6 +134,7 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
   if (env_.float_sequences) {
+    out = fold_fma(out);
     if (env_.shared_float_ops.contains(out.op == Op::kSubF ? Op::kAddF : out.op)) return emit_float_call(src, out);
     if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_)) {
       seq->back().guard = out.guard;  // a guard the caller set; else the PTX's, as for any op

@@ -17,7 +17,7 @@
 namespace qgpu {
 namespace {
 
-constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFrac = 0x7fffff;
+constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFrac = 0x7fffff, kOne = 0x3f800000;
 
 // Builds a sequence one op at a time. Every op is appended when its call runs, so no call
 // below takes two arguments that append (their order would be the compiler's choice, and
@@ -185,7 +185,9 @@ Factor float_factor(IrOperand mag, FloatSeq& s) {
 // by max(carry, 1 - e) where e = ea + eb - 127 is the exponent without the carry. Rounded
 // and packed. Special: either operand infinite or NaN: NaN for a NaN or infinity times
 // zero, else infinity with the product's sign.
-std::vector<IrInstr> float_mul(IrOperand d, IrOperand a, IrOperand b, FloatSeq& s) {
+// plus_zero: fma(a, b, +0), which is the product but for an exact zero's sign (+0: -0 + +0
+// is +0); a product that underflows to zero keeps its sign, as the fma's one rounding does.
+std::vector<IrInstr> float_mul(IrOperand d, IrOperand a, IrOperand b, FloatSeq& s, bool plus_zero = false) {
   IrOperand sign = s.op(Op::kAnd, s.op(Op::kXor, a, b), kSign);
   IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag);
   Factor fa = float_factor(ma, s), fb = float_factor(mb, s);
@@ -200,7 +202,7 @@ std::vector<IrInstr> float_mul(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   IrOperand under = s.op(Op::kSub, ir_imm(112), s.op(Op::kAdd, fa.exp, fb.exp));
   IrOperand live = s.nonzero(top);  // 0: an operand is zero
   IrOperand mag = s.round_shifted(s.op(Op::kOr, top, low), under, live);
-  IrOperand normal = s.op(Op::kOr, mag, sign);
+  IrOperand normal = s.op(Op::kOr, mag, plus_zero ? s.op(Op::kMulLo, sign, live) : sign);
   // NaN: the larger is a NaN (hi - 1 >= infinity), or infinity times zero (hi >= infinity).
   IrOperand hi = s.op(Op::kMaxU, ma, mb);
   IrOperand special = s.setp(Op::kSetpGeU, hi, kInf);
@@ -511,6 +513,20 @@ std::vector<IrInstr> float_round(IrOperand d, IrOperand a, Op op, FloatSeq& s) {
 
 }  // namespace
 
+IrInstr fold_fma(IrInstr in) {
+  auto is = [](const IrOperand& x, int64_t bits) { return x.kind == IrOperand::Kind::kImm && (x.imm & 0xffffffff) == bits; };
+  auto become = [&](Op op, IrOperand a, IrOperand b) {
+    in.op = op, in.a = a, in.b = b, in.c = {};
+    return in;
+  };
+  if (in.op != Op::kFmaF) return in;
+  if (is(in.c, kSign)) return become(Op::kMulF, in.a, in.b);
+  if (is(in.a, kOne) || is(in.a, kOne | kSign)) std::swap(in.a, in.b);
+  if (is(in.b, kOne)) return become(Op::kAddF, in.a, in.c);
+  if (is(in.b, kOne | kSign)) return become(Op::kSubF, in.c, in.a);
+  return in;
+}
+
 std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, const FreshReg& fresh,
                                                     const FreshReg& pred) {
   FloatSeq s(at, fresh, pred);
@@ -519,7 +535,9 @@ std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, c
     case Op::kSubF: return float_add(in.d, in.a, s.op(Op::kXor, in.b, kSign), s);
     case Op::kMulF: return float_mul(in.d, in.a, in.b, s);
     case Op::kDivF: return float_div(in.d, in.a, in.b, s);
-    case Op::kFmaF: return float_fma(in.d, in.a, in.b, in.c, s);
+    case Op::kFmaF:
+      if (in.c.kind == IrOperand::Kind::kImm && (in.c.imm & 0xffffffff) == 0) return float_mul(in.d, in.a, in.b, s, true);
+      return float_fma(in.d, in.a, in.b, in.c, s);
     case Op::kSqrtF: return float_sqrt(in.d, in.a, s);
     case Op::kCvtFS:
     case Op::kCvtFU: return float_from_int(in.d, in.a, in.op == Op::kCvtFS, s);
