@@ -293,16 +293,18 @@ PreparedCall prepare_min_max(const Call& c) {
   return p;
 }
 
-// Two lists of the same length (dot, vector_op).
-std::pair<Ints, Ints> two_lists(const Call& c, int max) {
-  Ints a = integers(c, "a", max), b = integers(c, "b", max);
+// Two lists a and b of the same length, each read by `list` (integers, or reals for the
+// float tools): dot, vector_op, dot_float.
+template <class List>
+auto two_lists(const Call& c, int max, List list) {
+  auto a = list(c, "a", max), b = list(c, "b", max);
   if (a.size() != b.size())
     reject("{}: a has {} numbers but b has {}; give two lists of the same length.", c.tool, a.size(), b.size());
-  return {a, b};
+  return std::pair{std::move(a), std::move(b)};
 }
 
 PreparedCall prepare_dot(const Call& c) {
-  auto [a, b] = two_lists(c, kMaxDot);
+  auto [a, b] = two_lists(c, kMaxDot, integers);
   __int128 total = 0;
   for (size_t i = 0; i < a.size(); ++i) total += static_cast<__int128>(a[i]) * b[i];
   fits(c, total, "the dot product");
@@ -313,9 +315,7 @@ PreparedCall prepare_dot(const Call& c) {
 }
 
 PreparedCall prepare_dot_float(const Call& c) {
-  std::vector<std::string> a = reals(c, "a", kMaxDotFloat), b = reals(c, "b", kMaxDotFloat);
-  if (a.size() != b.size())
-    reject("dot_float: a has {} numbers but b has {}; give two lists of the same length.", a.size(), b.size());
+  auto [a, b] = two_lists(c, kMaxDotFloat, reals);
   const int n = static_cast<int>(a.size());
   PreparedCall p = compile(c, one_block(1), {float_array("a", std::move(a)), float_array("b", std::move(b)),
                                              zeros("out", 1), scalar("n", n)});
@@ -331,7 +331,7 @@ PreparedCall prepare_vector_op(const Call& c) {
   auto it = op.is_string() ? std::find(ops.begin(), ops.end(), op.get<std::string>()) : ops.end();
   if (it == ops.end()) reject("vector_op: op is {}; use one of \"add\", \"sub\", \"mul\", \"min\", \"max\".", op.dump());
   const int code = static_cast<int>(it - ops.begin());
-  auto [a, b] = two_lists(c, kMaxVector);
+  auto [a, b] = two_lists(c, kMaxVector, integers);
   for (size_t i = 0; i < a.size(); ++i) {
     __int128 x = a[i], y = b[i];
     fits(c, code == 0 ? x + y : code == 1 ? x - y : code == 2 ? x * y : 0, fmt::format("element {} of the result", i));

@@ -113,6 +113,10 @@ class FloatSeq {
     return live ? pack(e1, s, *live) : pack(e1, s);
   }
 
+  // |x|'s biased exponent, at least 1 (a subnormal's, and zero's, is 1: the significand's
+  // place is then the same as at exponent 1, without the hidden bit).
+  IrOperand exponent(IrOperand mag) { return op(Op::kMaxU, op(Op::kShrU, mag, 23), 1); }
+
   // |x|'s significand with the hidden bit for a normal x (for a subnormal its fraction),
   // given its biased exponent clamped to at least 1: |x| - (e - 1) << 23.
   IrOperand significand(IrOperand mag, IrOperand e_at_least_1) {
@@ -142,8 +146,8 @@ std::vector<IrInstr> float_add(IrOperand d, IrOperand a, IrOperand b, FloatSeq& 
   IrOperand swap = s.setp(Op::kSetpLtU, ma, mb);
   IrOperand x = s.selp(b, a, swap), y = s.selp(a, b, swap);
   IrOperand ax = s.op(Op::kMaxU, ma, mb), ay = s.op(Op::kMinU, ma, mb);
-  IrOperand ex = s.op(Op::kMaxU, s.op(Op::kShrU, ax, 23), 1);
-  IrOperand ey = s.op(Op::kMaxU, s.op(Op::kShrU, ay, 23), 1);
+  IrOperand ex = s.exponent(ax);
+  IrOperand ey = s.exponent(ay);
   IrOperand big = s.op(Op::kShl, s.significand(ax, ex), 6);
   IrOperand small = s.op(Op::kShl, s.significand(ay, ey), 6);
   small = s.shr_sticky(small, s.op(Op::kSub, ex, ey));
@@ -172,7 +176,7 @@ struct Factor {
   IrOperand sig, exp;
 };
 Factor float_factor(IrOperand mag, FloatSeq& s) {
-  IrOperand e = s.op(Op::kMaxU, s.op(Op::kShrU, mag, 23), 1);
+  IrOperand e = s.exponent(mag);
   IrOperand sig = s.significand(mag, e);
   IrOperand lz = s.op(Op::kClz, sig);
   return {s.op(Op::kShrU, s.op(Op::kShl, sig, lz), 8), s.op(Op::kSub, e, lz)};
@@ -330,13 +334,12 @@ std::vector<IrInstr> float_fma(IrOperand d, IrOperand a, IrOperand b, IrOperand 
   const size_t skip = s.branch(0, sp.special);
   // Significands and exponents (value = s 2^(e - 150)). diff = EP - EC = ea + eb - ec - 126,
   // and a zero product never anchors (c's bits would go into the sticky bit).
-  auto exponent = [&](IrOperand m) { return s.op(Op::kMaxU, s.op(Op::kShrU, m, 23), 1); };
-  IrOperand ea = exponent(ma);
+  IrOperand ea = s.exponent(ma);
   IrOperand sa = s.significand(ma, ea);
-  IrOperand eb = exponent(mb);
+  IrOperand eb = s.exponent(mb);
   IrOperand sb = s.significand(mb, eb);
   IrOperand q = s.op(Op::kSub, s.op(Op::kAdd, ea, eb), 126);
-  IrOperand ec = exponent(mc);
+  IrOperand ec = s.exponent(mc);
   IrOperand sc = s.significand(mc, ec);
   IrOperand diff = s.op(Op::kMadLo, sp.zero_p, ir_imm(-(1 << 20)), s.op(Op::kSub, q, ec));
   IrOperand swap = s.setp(Op::kSetpLtS, diff, 0);  // C anchors
