@@ -2,7 +2,7 @@
 # Float kernels inside the compiled GPU-only model: what a binary32 op costs in generated
 # tokens, and how fast the model generates them, against llama.cpp on the same model's GGUF.
 #   bench/run_float_bench.sh [--dtype bf16|f32|f16] [--peer KERNEL.cu] [--peer-records N]
-#   (defaults: bf16, kernels/saxpy_fma.cu, 64 records)
+#   (defaults: bf16, kernels/saxpy_fma.cu, 128 records)
 # Every kernels/*.cu with f32 arithmetic (add, sub, mul, fma, div, sqrt, the conversions and
 # roundings) runs its first `// run:` line twice:
 #   - on the interpreter, with the one-op forms: its records, and its float steps (warp steps
@@ -18,7 +18,7 @@
 # llama.cpp's records must be qgpu's.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-dtype=bf16 peer=kernels/saxpy_fma.cu peer_records=64
+dtype=bf16 peer=kernels/saxpy_fma.cu peer_records=128
 while [ $# -gt 0 ]; do
   case $1 in
     --dtype) dtype=$2; shift 2 ;;
