@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <random>
 
@@ -18,7 +19,19 @@ struct Case {
   int64_t out, in, T;
 };
 
-void check_matmul(const Case& c) {
+// The kernels this CPU has: the reference loop, AVX2 (with FMA and F16C), AVX-512 BF16.
+std::vector<MatmulKernel> kernels_here() {
+  std::vector<MatmulKernel> k = {MatmulKernel::reference};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c()) k.push_back(MatmulKernel::avx2);
+  if (cpu_has_avx512_bf16()) k.push_back(MatmulKernel::avx512);
+  return k;
+}
+
+const char* kernel_name(MatmulKernel k) {
+  return k == MatmulKernel::avx512 ? "avx512" : k == MatmulKernel::avx2 ? "avx2" : "reference";
+}
+
+void check_matmul(const Case& c, MatmulKernel k) {
   std::mt19937 rng(static_cast<unsigned>(c.out * 131 + c.in * 7 + c.T));
   std::normal_distribution<float> d(0.0f, 1.0f);
   std::vector<float> w(c.out * c.in), x(c.T * c.in);
@@ -30,24 +43,28 @@ void check_matmul(const Case& c) {
   std::vector<float> y_ref(c.T * c.out), y_fast(c.T * c.out);
   ThreadPool pool(2);
   matmul_reference(lin, x.data(), y_ref.data(), c.T, xq.data());
-  matmul_fast(lin, x.data(), y_fast.data(), c.T, xq.data(), pool);
+  matmul_fast(lin, x.data(), y_fast.data(), c.T, xq.data(), pool, k);
   for (int64_t t = 0; t < c.T; ++t)
     for (int64_t o = 0; o < c.out; ++o) {
       double mag = 0;
       for (int64_t i = 0; i < c.in; ++i) mag += std::fabs(x[t * c.in + i] * w[o * c.in + i]);
       double diff = std::fabs(y_ref[t * c.out + o] - y_fast[t * c.out + o]);
       ASSERT_LE(diff, 1e-5 * mag + 1e-6)
-          << dtype_name(c.dtype) << " out " << c.out << " in " << c.in << " T " << c.T
+          << kernel_name(k) << " " << dtype_name(c.dtype) << " out " << c.out << " in " << c.in << " T " << c.T
           << ": first mismatch at token " << t << " row " << o << ": reference "
           << y_ref[t * c.out + o] << ", fast " << y_fast[t * c.out + o];
     }
 }
 
 TEST(Ops, FastMatmulEqualsReferenceForEveryDtypeAndShape) {
-  for (DType t : {DType::f32, DType::bf16, DType::f16})
-    for (int64_t in : {1, 15, 16, 31, 32, 33, 100, 257})
-      for (int64_t out : {1, 3, 4, 17, 70})
-        for (int64_t T : {1, 3, 4, 9}) check_matmul({t, out, in, T});
+  std::cout << "[ matmul ] kernels on this CPU:";
+  for (MatmulKernel k : kernels_here()) std::cout << " " << kernel_name(k);
+  std::cout << "; matmul_fast runs " << kernel_name(matmul_kernel()) << "\n";
+  for (MatmulKernel k : kernels_here())
+    for (DType t : {DType::f32, DType::bf16, DType::f16})
+      for (int64_t in : {1, 7, 8, 9, 15, 16, 31, 32, 33, 100, 257})
+        for (int64_t out : {1, 3, 4, 17, 70})
+          for (int64_t T : {1, 2, 3, 4, 9}) check_matmul({t, out, in, T}, k);
 }
 
 TEST(Ops, FastMatmulIsBitIdenticalAcrossBatchSizes) {
@@ -63,10 +80,12 @@ TEST(Ops, FastMatmulIsBitIdenticalAcrossBatchSizes) {
     std::vector<uint8_t> xq(T * in * 4);
     std::vector<float> all(T * out), one(out);
     ThreadPool pool(2);
-    matmul_fast(Linear{wt.view()}, x.data(), all.data(), T, xq.data(), pool);
-    for (int64_t k = 0; k < T; ++k) {
-      matmul_fast(Linear{wt.view()}, x.data() + k * in, one.data(), 1, xq.data(), pool);
-      for (int64_t o = 0; o < out; ++o) ASSERT_EQ(one[o], all[k * out + o]) << dtype_name(t);
+    for (MatmulKernel kernel : kernels_here()) {
+      matmul_fast(Linear{wt.view()}, x.data(), all.data(), T, xq.data(), pool, kernel);
+      for (int64_t k = 0; k < T; ++k) {
+        matmul_fast(Linear{wt.view()}, x.data() + k * in, one.data(), 1, xq.data(), pool, kernel);
+        for (int64_t o = 0; o < out; ++o) ASSERT_EQ(one[o], all[k * out + o]) << kernel_name(kernel) << " " << dtype_name(t);
+      }
     }
   }
 }

@@ -86,10 +86,16 @@ enum class MatmulPath { reference, fast };
 // `xq` is scratch of at least T*in elements of W's dtype (bytes: T*in*dtype_size).
 void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void* xq);
 // Rows [o0, o1) of the reference product from activations already rounded (xq); the fast
-// path's fallback on CPUs without AVX-512 BF16.
+// path's fallback on CPUs without AVX-512 BF16 or AVX2.
 void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,
                            int64_t used = 0);  // used > 0: only the first `used` inputs
-void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool);
+// The kernel matmul_fast runs on this CPU: AVX-512 BF16, else AVX2 + FMA + F16C, else the
+// reference loop. Each differs from the reference only in the order of the sum.
+enum class MatmulKernel { reference, avx2, avx512 };
+MatmulKernel matmul_kernel();
+// k: another kernel this CPU has (the tests run each).
+void matmul_fast(const Linear& w, const float* x, float* y, int64_t T, void* xq, ThreadPool& pool,
+                 MatmulKernel k = matmul_kernel());
 // matmul_fast's product, with token t's inputs the first w.in() of x + t * x_stride and its
 // outputs written to y + t * y_stride (the w.out() there; the rest left as they are): a
 // merged checkpoint's base weights, held as the used corner of a wider weight (forward.cpp).
@@ -195,7 +201,8 @@ void rms_norm_scan(const float* x, const float* w, float* y, int64_t n, float ep
 // `inputs`: the Runtime's scratch (null: one is allocated for the call).
 void matmul_csr(const Linear& w, const CsrWeight& csr, const float* x, float* y, int64_t T,
                 void* xq, ThreadPool& pool, CsrInputs* inputs = nullptr);
-// Whether this CPU runs the AVX-512 kernels (else matmul_fast uses portable loops).
+// Whether this CPU runs the AVX-512 kernels (else matmul_fast uses AVX2 or portable loops).
 bool cpu_has_avx512_bf16();
+bool cpu_has_f16c();
 
 }  // namespace qgpu::engine
