@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <fstream>
 
@@ -74,7 +75,7 @@ TEST(Engine, AttentionIsOnePositionAtATimeBitForBit) {
   std::normal_distribution<float> g(0.0f, 1.0f);
   const int64_t nKV = 2;
   for (int64_t D : {256, 13}) {
-    for (int64_t n : {1, 7, 8, 9, 301}) {
+    for (int64_t n : {1, 7, 8, 9, 16, 17, 32, 301}) {
       std::vector<float> q(D), keys(n * nKV * D), values(n * nKV * D);
       for (float& x : q) x = 3 * g(rng);
       for (float& x : keys) x = g(rng);
@@ -82,7 +83,10 @@ TEST(Engine, AttentionIsOnePositionAtATimeBitForBit) {
       values[5] = -0.0f;
       for (DType act : {DType::f32, DType::bf16, DType::f16}) {
         std::vector<float> s1(n), s2(n), o1(D), o2(D);
-        attend(q.data(), keys, values, n, 1, nKV, D, s1.data(), o1.data(), act);
+        LayerState st;  // the cache as the attention layer fills it
+        for (int64_t p = 0; p < n; ++p) append_key(st, keys.data() + p * nKV * D, p, nKV, D);
+        st.values = values;
+        attend(q.data(), st, n, 1, nKV, D, s1.data(), o1.data(), act);
         attend_one_at_a_time(q.data(), keys, values, n, 1, nKV, D, s2.data(), o2.data(), act);
         for (int64_t i = 0; i < D; ++i)
           ASSERT_EQ(std::bit_cast<uint32_t>(o1[i]), std::bit_cast<uint32_t>(o2[i]))
@@ -90,6 +94,30 @@ TEST(Engine, AttentionIsOnePositionAtATimeBitForBit) {
       }
     }
   }
+}
+
+// A state whose keys came from elsewhere (host::read_llama_state sets keys and values only)
+// goes on as the one forward filled: the attention layer rebuilds the blocked copy of the
+// keys it reads the scores from.
+TEST(Engine, AStateWhoseKeysCameFromElsewhereGoesOnTheSame) {
+  TempDir dir;
+  write_tiny_model(dir / "m", {.layers = "LFLLF"});
+  const Model m = load_model(dir / "m");
+  Runtime rt(m, {.threads = 1});
+  std::vector<int32_t> prompt = kTokens;
+  prompt.insert(prompt.end(), kTokens.begin(), kTokens.end());  // 26 positions: a block of 16 and part of one
+  State filled = make_state(m.config);
+  std::vector<float> a, b;
+  rt.forward(filled, prompt, a);
+  State read = filled;
+  for (LayerState& l : read.layers) l.keys_blocked.clear(), l.keys_blocked_n = 0;
+  for (int32_t t : {7, 8, 9, 10, 11, 12, 13}) {  // on past position 32: a new block
+    rt.forward(filled, std::span<const int32_t>(&t, 1), a);
+    rt.forward(read, std::span<const int32_t>(&t, 1), b);
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "after token " << t;
+  }
+  EXPECT_EQ(read.layers[1].keys_blocked, filled.layers[1].keys_blocked);
 }
 
 TEST(Engine, FastPathEqualsReferenceInEveryDtype) {

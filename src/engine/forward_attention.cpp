@@ -16,24 +16,40 @@
 
 namespace qgpu::engine {
 
+constexpr int64_t kKeyBlock = 16;  // positions per block of LayerState::keys_blocked
+
+// Position pos's keys (nKV heads of D) into keys_blocked, a new zero block first when pos
+// starts one.
+void block_key(LayerState& st, const float* k, int64_t pos, int64_t nKV, int64_t D) {
+  const int64_t block = nKV * D * kKeyBlock;
+  if (pos % kKeyBlock == 0) st.keys_blocked.resize(static_cast<size_t>((pos / kKeyBlock + 1) * block), 0.0f);
+  float* b = st.keys_blocked.data() + (pos / kKeyBlock) * block + pos % kKeyBlock;
+  for (int64_t i = 0; i < nKV * D; ++i) b[i * kKeyBlock] = k[i];
+  st.keys_blocked_n = pos + 1;
+}
+
+void append_key(LayerState& st, const float* k, int64_t pos, int64_t nKV, int64_t D) {
+  st.keys.insert(st.keys.end(), k, k + nKV * D);
+  block_key(st, k, pos, nKV, D);
+}
+
 // One query head against positions [0, n): writes D values to o. Every score is the sum over
 // i = 0..D-1 in order and every output element the sum over p = 0..n-1 in order (the bits
 // of one position and one element at a time); sixteen of the sums run side by side in four
 // four-lane vectors (16 positions' dot products, 16 elements of o), so none waits on
 // another: one chain at a time made a 6,000-token prompt (a chat's system prompt on a
-// 512-token vocabulary) take a minute in one layer.
-void attend(const float* q, const std::vector<float>& keys, const std::vector<float>& values,
-            int64_t n, int64_t kv_head, int64_t nKV, int64_t D, float* scores, float* o,
-            DType act) {
+// 512-token vocabulary) take a minute in one layer. The 16 positions' element i is one run
+// of keys_blocked (gathering it from 16 rows of keys was half of a merge test's time).
+void attend(const float* q, const LayerState& st, int64_t n, int64_t kv_head, int64_t nKV, int64_t D,
+            float* scores, float* o, DType act) {
   using Lanes = float __attribute__((vector_size(4 * sizeof(float))));  // SSE's width, any x86-64
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const int64_t stride = nKV * D;
-  const float* k0 = keys.data() + kv_head * D;
+  const float* k0 = st.keys.data() + kv_head * D;
   // HF eager: torch.matmul(query, key_states.transpose(2, 3)) * scaling, both in the dtype.
   auto score = [&](float dot) { return round_act(act, round_act(act, dot) * scale); };
   // Four positions' keys at element i, and four elements of a value row (named sums: an
   // array of vectors would live in memory, each += waiting on the store before it).
-  auto keys4 = [stride](const float* k) { return Lanes{k[0], k[stride], k[2 * stride], k[3 * stride]}; };
   auto load4 = [](const float* x) {
     Lanes v;
     std::memcpy(&v, x, sizeof v);
@@ -41,14 +57,14 @@ void attend(const float* q, const std::vector<float>& keys, const std::vector<fl
   };
   int64_t p = 0;
   for (; p + 16 <= n; p += 16) {
-    const float* k = k0 + p * stride;
+    const float* k = st.keys_blocked.data() + ((p / kKeyBlock) * nKV + kv_head) * D * kKeyBlock;
     Lanes d0 = {}, d1 = {}, d2 = {}, d3 = {};
     for (int64_t i = 0; i < D; ++i) {
-      const float* ki = k + i;
-      d0 += q[i] * keys4(ki);
-      d1 += q[i] * keys4(ki + 4 * stride);
-      d2 += q[i] * keys4(ki + 8 * stride);
-      d3 += q[i] * keys4(ki + 12 * stride);
+      const float* ki = k + i * kKeyBlock;
+      d0 += q[i] * load4(ki);
+      d1 += q[i] * load4(ki + 4);
+      d2 += q[i] * load4(ki + 8);
+      d3 += q[i] * load4(ki + 12);
     }
     for (int j = 0; j < 4; ++j) {
       scores[p + j] = score(d0[j]), scores[p + 4 + j] = score(d1[j]);
@@ -70,7 +86,7 @@ void attend(const float* q, const std::vector<float>& keys, const std::vector<fl
   }
   const float inv = static_cast<float>(1.0 / sum);
   for (p = 0; p < n; ++p) scores[p] = round_act(act, scores[p] * inv);  // HF: softmax(..., dtype=f32).to(dtype)
-  const float* v0 = values.data() + kv_head * D;
+  const float* v0 = st.values.data() + kv_head * D;
   int64_t i = 0;
   for (; i + 16 <= D; i += 16) {
     Lanes a0 = {}, a1 = {}, a2 = {}, a3 = {};
@@ -105,6 +121,10 @@ void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int6
   float* vv = s.v.data();     // [T][nKV][D]
   linear(w.v_proj, a, vv, T, s, ex);
 
+  if (st.keys_blocked_n != n_past) {  // keys written elsewhere (a state read from llama.cpp)
+    st.keys_blocked.clear();
+    for (int64_t pos = 0; pos < n_past; ++pos) block_key(st, st.keys.data() + pos * nKV * D, pos, nKV, D);
+  }
   for (int64_t t = 0; t < T; ++t) {
     const int64_t pos = n_past + t;
     for (int64_t h = 0; h < nKV; ++h) {
@@ -113,7 +133,7 @@ void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int6
       round_act(ex.act, k, D);  // HF: Qwen3_5RMSNorm casts its output back (.type_as(x))
       rope_neox(k, c.rotary_dim(), pos, c.rope_theta, ex.act);
     }
-    st.keys.insert(st.keys.end(), kk + t * nKV * D, kk + (t + 1) * nKV * D);
+    append_key(st, kk + t * nKV * D, pos, nKV, D);
     st.values.insert(st.values.end(), vv + t * nKV * D, vv + (t + 1) * nKV * D);
   }
   // One score row per head (grows with the sequence).
@@ -130,7 +150,7 @@ void attention_layer(const Model& m, const LayerWeights& l, LayerState& st, int6
         round_act(ex.act, q, D);
         rope_neox(q, c.rotary_dim(), pos, c.rope_theta, ex.act);
         float* oh = o + (t * nH + h) * D;
-        attend(q, st.keys, st.values, pos + 1, h / (nH / nKV), nKV, D, sc, oh, ex.act);
+        attend(q, st, pos + 1, h / (nH / nKV), nKV, D, sc, oh, ex.act);
         // HF: attn_output * torch.sigmoid(gate), the sigmoid and the product in the dtype.
         for (int64_t i = 0; i < D; ++i)
           oh[i] = round_act(ex.act, oh[i] * round_act(ex.act, sigmoid(gate[i])));

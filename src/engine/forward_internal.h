@@ -144,10 +144,12 @@ float norm_multiplier_in(DType t, float multiplier);
 float decay_rate_in(DType t, float a);
 
 // One query head q[0..D) of an attention layer against the cached positions [0, n) of
-// KV head kv_head (keys and values [n][nKV][D]): the scaled scores, softmax and the weighted
-// sum of the values into o[0..D); scores[0..n) is scratch. Rounded to act where HF's eager
-// attention rounds (forward_attention.cpp).
-void attend(const float* q, const std::vector<float>& keys, const std::vector<float>& values,
-            int64_t n, int64_t kv_head, int64_t nKV, int64_t D, float* scores, float* o, DType act);
+// KV head kv_head (st's keys, keys_blocked and values): the scaled scores, softmax and the
+// weighted sum of the values into o[0..D); scores[0..n) is scratch. Rounded to act where
+// HF's eager attention rounds (forward_attention.cpp).
+void attend(const float* q, const LayerState& st, int64_t n, int64_t kv_head, int64_t nKV, int64_t D,
+            float* scores, float* o, DType act);
+// Position pos's keys (nKV heads of D floats) appended to st.keys and st.keys_blocked.
+void append_key(LayerState& st, const float* k, int64_t pos, int64_t nKV, int64_t D);
 
 }  // namespace qgpu::engine

@@ -23,6 +23,13 @@ struct LayerState {
   std::vector<uint8_t> recurrent_plain;
   // Attention: keys and values of every past position, [n_past][nKV][D] each.
   std::vector<float> keys, values;
+  // Attention, kept by forward: the keys again in blocks of 16 positions, element-major
+  // ([n_past / 16 rounded up][nKV][D][16], the last block's missing positions 0), so the
+  // scores read 16 positions' element i as one run; keys_blocked_n positions are in it.
+  // Anything else that writes `keys` leaves these as they are: forward rebuilds them when
+  // keys_blocked_n is not the position it appends.
+  std::vector<float> keys_blocked;
+  int64_t keys_blocked_n = 0;
 };
 
 struct State {
