@@ -46,7 +46,7 @@ inline __m512 load16(const void* row, int64_t i, int64_t n) {
 // acc[r][t] += W[r] . X[t] over the first n elements of rows `stride` apart, R rows by TT tokens.
 template <DType D, int R, int TT>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,fma,f16c")))
-void tile(const void* const* w, const void* const* x, int64_t n, int64_t stride, float* out, int64_t out_stride) {
+void tile_avx512(const void* const* w, const void* const* x, int64_t n, int64_t stride, float* out, int64_t out_stride) {
   __m512 acc[R][TT];
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < TT; ++t) acc[r][t] = _mm512_setzero_ps();
@@ -89,34 +89,6 @@ void tile(const void* const* w, const void* const* x, int64_t n, int64_t stride,
   }
   for (int r = 0; r < R; ++r)
     for (int t = 0; t < TT; ++t) out[t * out_stride + r] = _mm512_reduce_add_ps(acc[r][t]);
-}
-
-// Rows [o0, o1) of Y for all T tokens with AVX-512, over the first `used` inputs.
-template <DType D>
-void rows_avx512(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1, int64_t used) {
-  int64_t n = w.in(), n_out = w.out(), es = static_cast<int64_t>(dtype_size(D));
-  auto wrow = [&](int64_t o) { return static_cast<const uint8_t*>(w.w.data) + o * n * es; };
-  auto xrow = [&](int64_t t) { return static_cast<const uint8_t*>(xq) + t * n * es; };
-  int64_t o = o0;
-  for (; o + 4 <= o1; o += 4) {
-    const void* wr[4] = {wrow(o), wrow(o + 1), wrow(o + 2), wrow(o + 3)};
-    int64_t t = 0;
-    for (; t + 4 <= T; t += 4) {
-      const void* xr[4] = {xrow(t), xrow(t + 1), xrow(t + 2), xrow(t + 3)};
-      tile<D, 4, 4>(wr, xr, used, n, y + t * n_out + o, n_out);
-    }
-    for (; t < T; ++t) {
-      const void* xr[1] = {xrow(t)};
-      tile<D, 4, 1>(wr, xr, used, n, y + t * n_out + o, n_out);
-    }
-  }
-  for (; o < o1; ++o) {
-    const void* wr[1] = {wrow(o)};
-    for (int64_t t = 0; t < T; ++t) {
-      const void* xr[1] = {xrow(t)};
-      tile<D, 1, 1>(wr, xr, used, n, y + t * n_out + o, n_out);
-    }
-  }
 }
 
 // The same with AVX2, FMA and F16C, for CPUs without AVX-512 BF16 (most desktop x86, AMD
@@ -164,8 +136,27 @@ void tile_avx2(const void* const* w, const void* const* x, int64_t n, float* out
     for (int t = 0; t < TT; ++t) out[t * out_stride + r] = sum8(acc[r][t]);
 }
 
-template <DType D>
-void rows_avx2(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1, int64_t used) {
+// The two kernels' tiles behind one name: rows_tiled takes either. `stride` (the distance
+// to the next tile's rows) is for AVX-512's prefetch.
+struct Avx512 {
+  static constexpr int kTokens = 4;  // a full tile's tokens
+  template <DType D, int R, int TT>
+  static void tile(const void* const* w, const void* const* x, int64_t n, int64_t stride, float* out, int64_t out_stride) {
+    tile_avx512<D, R, TT>(w, x, n, stride, out, out_stride);
+  }
+};
+struct Avx2 {
+  static constexpr int kTokens = 2;
+  template <DType D, int R, int TT>
+  static void tile(const void* const* w, const void* const* x, int64_t n, int64_t, float* out, int64_t out_stride) {
+    tile_avx2<D, R, TT>(w, x, n, out, out_stride);
+  }
+};
+
+// Rows [o0, o1) of Y for all T tokens, over the first `used` inputs: tiles of 4 rows x
+// K::kTokens tokens, then 4 rows x 1 token, then single rows.
+template <class K, DType D>
+void rows_tiled(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1, int64_t used) {
   int64_t n = w.in(), n_out = w.out(), es = static_cast<int64_t>(dtype_size(D));
   auto wrow = [&](int64_t o) { return static_cast<const uint8_t*>(w.w.data) + o * n * es; };
   auto xrow = [&](int64_t t) { return static_cast<const uint8_t*>(xq) + t * n * es; };
@@ -173,21 +164,31 @@ void rows_avx2(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0,
   for (; o + 4 <= o1; o += 4) {
     const void* wr[4] = {wrow(o), wrow(o + 1), wrow(o + 2), wrow(o + 3)};
     int64_t t = 0;
-    for (; t + 2 <= T; t += 2) {
-      const void* xr[2] = {xrow(t), xrow(t + 1)};
-      tile_avx2<D, 4, 2>(wr, xr, used, y + t * n_out + o, n_out);
+    for (; t + K::kTokens <= T; t += K::kTokens) {
+      const void* xr[K::kTokens];
+      for (int k = 0; k < K::kTokens; ++k) xr[k] = xrow(t + k);
+      K::template tile<D, 4, K::kTokens>(wr, xr, used, n, y + t * n_out + o, n_out);
     }
     for (; t < T; ++t) {
       const void* xr[1] = {xrow(t)};
-      tile_avx2<D, 4, 1>(wr, xr, used, y + t * n_out + o, n_out);
+      K::template tile<D, 4, 1>(wr, xr, used, n, y + t * n_out + o, n_out);
     }
   }
   for (; o < o1; ++o) {
     const void* wr[1] = {wrow(o)};
     for (int64_t t = 0; t < T; ++t) {
       const void* xr[1] = {xrow(t)};
-      tile_avx2<D, 1, 1>(wr, xr, used, y + t * n_out + o, n_out);
+      K::template tile<D, 1, 1>(wr, xr, used, n, y + t * n_out + o, n_out);
     }
+  }
+}
+
+template <class K>
+void rows_of(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1, int64_t used) {
+  switch (w.w.dtype) {
+    case DType::f32: return rows_tiled<K, DType::f32>(w, xq, y, T, o0, o1, used);
+    case DType::bf16: return rows_tiled<K, DType::bf16>(w, xq, y, T, o0, o1, used);
+    case DType::f16: return rows_tiled<K, DType::f16>(w, xq, y, T, o0, o1, used);
   }
 }
 
@@ -195,20 +196,8 @@ void rows(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int6
           MatmulKernel k) {
   if (used <= 0) used = w.in();
   switch (k) {
-    case MatmulKernel::avx512:
-      switch (w.w.dtype) {
-        case DType::f32: return rows_avx512<DType::f32>(w, xq, y, T, o0, o1, used);
-        case DType::bf16: return rows_avx512<DType::bf16>(w, xq, y, T, o0, o1, used);
-        case DType::f16: return rows_avx512<DType::f16>(w, xq, y, T, o0, o1, used);
-      }
-      return;
-    case MatmulKernel::avx2:
-      switch (w.w.dtype) {
-        case DType::f32: return rows_avx2<DType::f32>(w, xq, y, T, o0, o1, used);
-        case DType::bf16: return rows_avx2<DType::bf16>(w, xq, y, T, o0, o1, used);
-        case DType::f16: return rows_avx2<DType::f16>(w, xq, y, T, o0, o1, used);
-      }
-      return;
+    case MatmulKernel::avx512: return rows_of<Avx512>(w, xq, y, T, o0, o1, used);
+    case MatmulKernel::avx2: return rows_of<Avx2>(w, xq, y, T, o0, o1, used);
     case MatmulKernel::reference: return matmul_rows_reference(w, xq, y, T, o0, o1, used);
   }
 }
