@@ -17,10 +17,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-scripts/install-deps.sh >/dev/null
-cmake --preset release >/dev/null
-cmake --build --preset release --target qgpu engine_bench >/dev/null
-qgpu=build/release/qgpu
+source bench/common.sh
+build_release engine_bench
 dir=build/bench/qwen35-2b-random
 gguf=build/bench/qwen35-2b-random-bf16.gguf
 if [ ! -f "$dir/config.json" ]; then

@@ -18,18 +18,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-scripts/install-deps.sh >/dev/null
-cmake --preset release >/dev/null
-cmake --build --preset release --target qgpu >/dev/null
-qgpu=build/release/qgpu
-dir=build/bench/gpu-$dtype
-fingerprint=$(sha1sum "$qgpu" | cut -c1-16)  # a rebuilt qgpu may compile other weights
-if [ ! -f "$dir/config.json" ] || [ "$(cat "$dir/.qgpu-binary" 2>/dev/null)" != "$fingerprint" ]; then
-  echo "== writing the GPU-only model ($dtype) to $dir" >&2
-  rm -rf "$dir"
-  "$qgpu" compile-model --out "$dir" --dtype "$dtype" >&2
-  echo "$fingerprint" > "$dir/.qgpu-binary"
-fi
+source bench/common.sh
+build_release
+gpu_model_export "$dtype"
 
 echo "== qgpu engine: $program" >&2
 if [[ $program == *.cu ]]; then

@@ -26,10 +26,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-scripts/install-deps.sh >/dev/null
-cmake --preset release >/dev/null
-cmake --build --preset release --target qgpu >/dev/null
-qgpu=build/release/qgpu
+source bench/common.sh
+build_release
 base=build/bench/base-2b merged=build/bench/merged-2b
 mkdir -p build/bench
 out=$(mktemp -d build/bench/results.XXXXXX)
