@@ -64,13 +64,13 @@ std::vector<IrInstr> expand_vote(IrOperand d, IrOperand p, IrOperand mask, VoteM
 // roundings to an integer branch-free; div, sqrt and fma with branches (absolute targets:
 // the sequence must be placed at index `at`; fma's special case branches to its last
 // instruction); nothing for any other op. Only the last instruction writes in.d.
+std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, const FreshReg& fresh,
+                                                    const FreshReg& pred);
 // An fma with an operand that makes it one of the other ops, rewritten as that op: c = -0 is
 // the product (p + -0 = p for every p, zeros' signs too), a or b = +-1 the sum or the
 // difference (a * 1 is exact). Everything else comes back as it is. (fma(a, b, +0) is the
 // product but for an exact zero's sign: expand_float_op's mul with that fix.)
 IrInstr fold_fma(IrInstr in);
-std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, const FreshReg& fresh,
-                                                    const FreshReg& pred);
 
 // The sequence for an op the compiled model lacks (mul.hi, div, rem; `in` as lowered, to
 // be placed at index `at`), or nothing for any other op.

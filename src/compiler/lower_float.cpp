@@ -19,6 +19,9 @@ namespace {
 
 constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFrac = 0x7fffff, kOne = 0x3f800000;
 
+// x is an immediate whose 32 bits are `bits` (an immediate may be held sign-extended).
+bool is_word(const IrOperand& x, int64_t bits) { return x.kind == IrOperand::Kind::kImm && (x.imm & 0xffffffff) == bits; }
+
 // Builds a sequence one op at a time. Every op is appended when its call runs, so no call
 // below takes two arguments that append (their order would be the compiler's choice, and
 // so would the program's): a nested call is the only appending argument, or a local.
@@ -517,16 +520,15 @@ std::vector<IrInstr> float_round(IrOperand d, IrOperand a, Op op, FloatSeq& s) {
 }  // namespace
 
 IrInstr fold_fma(IrInstr in) {
-  auto is = [](const IrOperand& x, int64_t bits) { return x.kind == IrOperand::Kind::kImm && (x.imm & 0xffffffff) == bits; };
   auto become = [&](Op op, IrOperand a, IrOperand b) {
     in.op = op, in.a = a, in.b = b, in.c = {};
     return in;
   };
   if (in.op != Op::kFmaF) return in;
-  if (is(in.c, kSign)) return become(Op::kMulF, in.a, in.b);
-  if (is(in.a, kOne) || is(in.a, kOne | kSign)) std::swap(in.a, in.b);
-  if (is(in.b, kOne)) return become(Op::kAddF, in.a, in.c);
-  if (is(in.b, kOne | kSign)) return become(Op::kSubF, in.c, in.a);
+  if (is_word(in.c, kSign)) return become(Op::kMulF, in.a, in.b);
+  if (is_word(in.a, kOne) || is_word(in.a, kOne | kSign)) std::swap(in.a, in.b);
+  if (is_word(in.b, kOne)) return become(Op::kAddF, in.a, in.c);
+  if (is_word(in.b, kOne | kSign)) return become(Op::kSubF, in.c, in.a);
   return in;
 }
 
@@ -539,7 +541,7 @@ std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, c
     case Op::kMulF: return float_mul(in.d, in.a, in.b, s);
     case Op::kDivF: return float_div(in.d, in.a, in.b, s);
     case Op::kFmaF:
-      if (in.c.kind == IrOperand::Kind::kImm && (in.c.imm & 0xffffffff) == 0) return float_mul(in.d, in.a, in.b, s, true);
+      if (is_word(in.c, 0)) return float_mul(in.d, in.a, in.b, s, true);
       return float_fma(in.d, in.a, in.b, in.c, s);
     case Op::kSqrtF: return float_sqrt(in.d, in.a, s);
     case Op::kCvtFS:

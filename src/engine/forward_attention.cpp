@@ -16,6 +16,8 @@
 
 namespace qgpu::engine {
 
+namespace {
+
 constexpr int64_t kKeyBlock = 16;  // positions per block of LayerState::keys_blocked
 
 // Position pos's keys (nKV heads of D) into keys_blocked, a new zero block first when pos
@@ -27,6 +29,8 @@ void block_key(LayerState& st, const float* k, int64_t pos, int64_t nKV, int64_t
   for (int64_t i = 0; i < nKV * D; ++i) b[i * kKeyBlock] = k[i];
   st.keys_blocked_n = pos + 1;
 }
+
+}  // namespace
 
 void append_key(LayerState& st, const float* k, int64_t pos, int64_t nKV, int64_t D) {
   st.keys.insert(st.keys.end(), k, k + nKV * D);
