@@ -533,9 +533,9 @@ TEST(AsmError, ArraysOverflowMemory) {
 
 TEST(AsmError, TooManyBlocks) {
   std::string text;
-  for (int i = 0; i < 130; ++i) text += "exit\n";
+  for (int i = 0; i < 258; ++i) text += "exit\n";
   EXPECT_EQ(asm_error(text),
-            "t.qasm:129:1: the program has 130 blocks; the ROM holds 128 (2 too many): simplify the "
+            "t.qasm:257:1: the program has 258 blocks; the ROM holds 256 (2 too many): simplify the "
             "kernel or split it into several launches\n"
             "  exit\n"
             "  ^");

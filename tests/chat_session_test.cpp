@@ -101,9 +101,11 @@ constexpr const char* kSquare =
     "  if (i < n) x[i] = x[i] * x[i];\n}\n```\n```launch\n--grid 1 --block 4 --arg 'x=[3,-4,5]' --arg n=3\n```";
 
 TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
-  // Two float divisions and an add: integer sequences (lower_float.cpp) past the ROM's 128 blocks.
-  const std::string broken = "```cuda\nextern \"C\" __global__ void square(float* x) { x[0] = x[0] / x[1] + x[2] / x[3]; }"
-                             "\n```\n```launch\n--grid 1 --block 4 --arg 'x=[1,2,3,4]'\n```";
+  // A square root, a division, a product and an fma: integer sequences (lower_float.cpp)
+  // past the ROM's 256 blocks.
+  const std::string broken = "```cuda\nextern \"C\" __global__ void square(float* x) { x[0] = sqrtf(x[0]);"
+                             " x[1] = x[1] / x[2]; x[3] = x[3] * x[4]; x[5] = fmaf(x[5], x[6], x[7]); }"
+                             "\n```\n```launch\n--grid 1 --block 4 --arg 'x=[1,2,3,4,5,6,7,8]'\n```";
   TempFile s(script({{{"when", "compile error"}, {"reply", kSquare}},
                      {{"when", "<tool_response>"}, {"reply", "The squares are {{outputs}}."}},
                      {{"when", "square"}, {"reply", broken}}}));
@@ -111,7 +113,7 @@ TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
   Session session(gpu_model(), text.get(), {.mode = Mode::advanced});
   TurnResult t = session.turn("square 3, -4 and 5", {});
   ASSERT_EQ(t.launches.size(), 2u);
-  EXPECT_NE(t.launches[0].error.find("the ROM holds 128"), std::string::npos) << t.launches[0].error;
+  EXPECT_NE(t.launches[0].error.find("the ROM holds 256"), std::string::npos) << t.launches[0].error;
   EXPECT_EQ(t.launches[1].error, "");
   EXPECT_EQ(t.launches[1].outputs.at("x"), ojson({9, 16, 25}));
   expect_interpreter_outputs(t.launches[1]);

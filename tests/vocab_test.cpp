@@ -55,14 +55,14 @@ TEST(Vocab, LastIdOfEachFamilyIsItsLargestRecord) {
       {Tok::kBegin},           {Tok::kRun},
       {Tok::kEnd},             {Tok::kGridX, 256},
       {Tok::kGridY, 256},      {Tok::kBlockX, 16},
-      {Tok::kBlockY, 16},      {Tok::kRomAt, 127},
+      {Tok::kBlockY, 16},      {Tok::kRomAt, kBlocks - 1},
       {Tok::kOp, kNumOps - 1}, {Tok::kGuard, 8},
       {Tok::kFieldD, kFieldCodes - 1}, {Tok::kFieldA, kFieldCodes - 1},
       {Tok::kFieldB, kFieldCodes - 1}, {Tok::kFieldC, kFieldCodes - 1},
       {Tok::kMemAt, 125},      {Tok::kSmall, 15, 511},
       {Tok::kHead, 15, 255},   {Tok::kMid1, 255},
       {Tok::kMid2, 255},       {Tok::kTail, 255},
-      {Tok::kSched, 3, 127, 15}, {Tok::kPred, 15, 15},
+      {Tok::kSched, 3, kBlocks - 1, 15}, {Tok::kPred, 15, 15},
       {Tok::kBr, 15},          {Tok::kSt, 3, 125},
       {Tok::kBar, 3, 1},       {Tok::kWave, 255},
   };
@@ -89,7 +89,7 @@ TEST(Vocab, FieldPacking) {
   EXPECT_EQ(token_id({Tok::kSched, 0, 0, 1}), sched);
   EXPECT_EQ(token_id({Tok::kSched, 0, 0, 15}), sched + 14);
   EXPECT_EQ(token_id({Tok::kSched, 0, 1, 1}), sched + 15);
-  EXPECT_EQ(token_id({Tok::kSched, 1, 0, 1}), sched + 128 * 15);
+  EXPECT_EQ(token_id({Tok::kSched, 1, 0, 1}), sched + 256 * 15);
   EXPECT_EQ(token_id({Tok::kSmall, 0, -256}), family_offset(Tok::kSmall));
   EXPECT_EQ(token_id({Tok::kSmall, 1, -256}), family_offset(Tok::kSmall) + 768);
   EXPECT_EQ(token_id({Tok::kSt, 1, 0}), family_offset(Tok::kSt) + 126);

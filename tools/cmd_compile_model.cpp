@@ -22,7 +22,7 @@ void add_compile_model_command(CLI::App& app) {
     auto t = engine::parse_dtype(*dtype);
     if (!t) fail("--dtype {}: expected f32, bf16 or f16", *dtype);
     // Both files are written from the weights in memory (held sparse), each tensor made
-    // dense only while it is written: the peak is about one tensor (the head, 26,880 rows).
+    // dense only while it is written: the peak is about one tensor (the head, 34,688 rows).
     lift::Builder b = lift::build_machine();
     const std::string summary = lift::machine_summary(b);
     StagedDir staged(*out);

@@ -78,8 +78,8 @@ std::string status_text(const LaneStatus& v) {
 
 // Every lane's PC, finished flag and barrier flag (after `run`). A finished lane's PC is
 // no part of the machine (nothing reads it until the next wave sets it to 0): the
-// interpreter leaves it one past the `exit`, which after block 127 is 128, and the model's
-// 7-bit PC holds that as 0.
+// interpreter leaves it one past the `exit`, which after the last block is kBlocks, and
+// the model's 8-bit PC holds that as 0.
 Found compare_lanes(const Model& m, const State& s, const MachineState& st) {
   for (int w = 0; w < kWarps; ++w)
     for (int lane = 0; lane < kLanes; ++lane) {
@@ -155,14 +155,16 @@ Found compare_control(const lift::Layout& l, const MachineState& st, std::span<c
   bool eff = in && ((*p != 0) != (slot.guard >= 5));
   if (Found d = differ(L, "lane " + s + " effective (0 yes, 1 no)", eff ? 0 : 1, hot(x, l["eff" + s]))) return d;
   if (st.window[3].kind != Tok::kSched) {  // only a consumed sched moves lanes
-    if (Found d = differ(L, "lane " + s + " next PC / 8 (none)", 16, hot(x, l["npc_hi" + s]))) return d;
-    if (Found d = differ(L, "lane " + s + " next PC % 8 (none)", 8, hot(x, l["npc_lo" + s]))) return d;
+    if (Found d = differ(L, "lane " + s + " next PC / 16 (none)", lift::kBlockHi, hot(x, l["npc_hi" + s]))) return d;
+    if (Found d = differ(L, "lane " + s + " next PC % 16 (none)", lift::kBlockLo, hot(x, l["npc_lo" + s]))) return d;
     return differ(L, "lane " + s + " exit/arrive (none)", 3, hot(x, l["act" + s]));
   }
   int target = eff && slot.op == Op::kBra ? static_cast<int>(slot.imm) : (step.y + 1) % kBlocks;
   int act = !eff ? 0 : slot.op == Op::kExit ? 1 : slot.op == Op::kBar ? 2 : 0;
-  if (Found d = differ(L, "lane " + s + " next PC / 8", in ? target / 8 : 16, hot(x, l["npc_hi" + s]))) return d;
-  if (Found d = differ(L, "lane " + s + " next PC % 8", in ? target % 8 : 8, hot(x, l["npc_lo" + s]))) return d;
+  if (Found d = differ(L, "lane " + s + " next PC / 16", in ? target / lift::kBlockLo : lift::kBlockHi, hot(x, l["npc_hi" + s])))
+    return d;
+  if (Found d = differ(L, "lane " + s + " next PC % 16", in ? target % lift::kBlockLo : lift::kBlockLo, hot(x, l["npc_lo" + s])))
+    return d;
   return differ(L, "lane " + s + " exit/arrive", act, hot(x, l["act" + s]));
 }
 
@@ -227,7 +229,7 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
         if (!in) return std::nullopt;
         if (*in == 0) mask |= 1 << lane;
       }
-      return Rec{Tok::kSched, static_cast<int>(*w), static_cast<int>(8 * *hi + *lo), mask};
+      return Rec{Tok::kSched, static_cast<int>(*w), static_cast<int>(lift::kBlockLo * *hi + *lo), mask};
     }
     if (*fam == lift::kSchedWave) {
       std::optional<int64_t> hi = hot(x, l["nk_hi"]), lo = hot(x, l["nk_lo"]);

@@ -74,7 +74,7 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
   std::array<RomSlot, kBlocks> rom{};
   const int il = lift::kRomLayer;
   for (int blk = 0; blk < kBlocks; ++blk) {
-    auto field = [&](int f) { return state_row(m, s, il, lift::kRomHeads[f], blk); };
+    auto field = [&](int f) { return state_row(m, s, il, lift::rom_head(blk, f), blk % lift::kBankBlocks); };
     std::vector<float> op = field(0);
     if (all_zero(op)) continue;  // never written
     auto code = [&](int f, const char* name) {
@@ -99,12 +99,12 @@ Rec read_step(const engine::Model& m, const engine::State& s) {
   if (all_zero(row)) fail("the step head was never written (no 'begin')");
   float peak = peak_of(row);
   int w = one_hot(row, lift::kStepWarp, kWarps, peak, "step warp");
-  int hi = one_hot(row, lift::kStepHi, 16, peak, "step block / 8");
-  int lo = one_hot(row, lift::kStepLo, 8, peak, "step block % 8");
+  int hi = one_hot(row, lift::kStepHi, lift::kBlockHi, peak, "step block / 16");
+  int lo = one_hot(row, lift::kStepLo, lift::kBlockLo, peak, "step block % 16");
   int mask = 0;
   for (int l = 0; l < kLanes; ++l)
     if (one_hot(row, lift::step_lane(l, true), 2, peak, fmt::format("step lane {}", l)) == 0) mask |= 1 << l;
-  return Rec{Tok::kSched, w, 8 * hi + lo, mask};
+  return Rec{Tok::kSched, w, lift::kBlockLo * hi + lo, mask};
 }
 
 std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State& s, int warp, int lane) {

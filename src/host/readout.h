@@ -18,11 +18,11 @@ namespace qgpu::host {
 // naming the slot and nibble when a row is not a valid code (a divergence).
 std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const engine::State& s);
 
-// The 128 ROM blocks as the image wrote them (RomSlot{} for a block never written).
+// The kBlocks ROM blocks as the image wrote them (RomSlot{} for a block never written).
 std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::State& s);
 
 // The step the model holds: the latest `sched` record (before any, the null step: warp 0,
-// block 127, no lanes).
+// the last block, no lanes).
 Rec read_step(const engine::Model& m, const engine::State& s);
 
 // Register `code` (field code: 1..15 r0..r14, 16..19 p0..p3, a predicate read as 0 or 1) of

@@ -47,8 +47,8 @@ void embedding_fields(Layout& l) {
   l.add("vtag", 17, C(E, M(0), 1));  // a `v` record's tag (lane mask; 0 image data), 16 = none
   l.add("htag", 17, C(E, M(3), 1));  // an `h` record's tag
   l.add("sw", 5, C(E, M(4), 1));     // sched: warp (begin: 0), 4 = none
-  l.add("shi", 17, C(E, M(0), 1));   // sched: block / 8 (begin: 15), 16 = none
-  l.add("slo", 9, C(E, M(0), 1));    // sched: block % 8 (begin: 7), 8 = none
+  l.add("shi", kBlockHi + 1, C(E, M(0), 1));  // sched: block / kBlockLo (begin: the null block's), kBlockHi = none
+  l.add("slo", kBlockLo + 1, C(E, M(0), 1));  // sched: block % kBlockLo, kBlockLo = none
   l.add("smask", 17, C(E, M(4), 1));  // sched: active mask (begin: 0), 16 = none
   l.add("pmask", 17, C(E, M(2), 1));  // pred: lanes written, 16 = none
   l.add("pbits", 17, C(E, M(2), 1));  // pred: result bits, 16 = none
@@ -60,8 +60,8 @@ void embedding_fields(Layout& l) {
   l.add("lh", 17, C(E, M(1), 1));  // gx gy bx by: x - 1; wave: k; run, begin: 0; / 16, 16 = none
   l.add("ll", 17, C(E, M(1), 1));  // % 16
   l.add("fx", kFx + 1, C(E, M(1), 1));  // field value of a ROM field token (0 at @b, begin), kFx = none
-  l.add("bhi", 17, C(E, M(0), 1));  // ROM block / 8 (16 = none)
-  l.add("blo", 9, C(E, M(0), 1));   // ROM block % 8 (8 = none)
+  l.add("bhi", kBlockHi + 1, C(E, M(0), 1));  // ROM block / kBlockLo (kBlockHi = none)
+  l.add("blo", kBlockLo + 1, C(E, M(0), 1));  // ROM block % kBlockLo (kBlockLo = none)
   l.add("brom", 3, C(E, M(0), 1));  // 1: @b or begin (ROM mode), 0: @m/run, 2: none
 }
 
@@ -70,8 +70,8 @@ void embedding_fields(Layout& l) {
 void state_fields(Layout& l) {
   // L0's reads.
   l.add("img_addr", 24, B(A(0)));  // the image address: / 8 (16) | % 8 (8)
-  l.add("rom_addr", 26, C(A(0), M(1), 3));  // the ROM block address: hi 16 | lo 8 | rom 2
-  l.add("step", kStepCode, C(A(0), M(7), 7));  // the step: warp 4 | hi 16 | lo 8 | lane in/out 8
+  l.add("rom_addr", kBlockHi + kBlockLo + 2, C(A(0), M(1), 3));  // the ROM block address: hi | lo | rom 2
+  l.add("step", kStepCode, C(A(0), M(7), 7));  // the step: warp 4 | hi | lo | lane in/out 8
   l.add("wb_word", 128, B(A(0)));  // the consumed value (0 when none)
   l.add("wb_tag", 8, C(A(0), M(6), 4));  // its tag: lane in/out
   l.add("pad", 8, B(A(0)));        // energy at pred, where wb_word is empty
@@ -82,9 +82,9 @@ void state_fields(Layout& l) {
   l.add("f_d", 32, C(A(1), M(2), 1));
   for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), f[2] == 'c' ? M(6) : M(7), 1));  // the compares, mw (L7) read f_a, f_b
   l.add("f_imm", 128, C(A(1), M(11), 8));
-  // L1's reads and MLP: the launch (stage_launch.cpp).
-  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(1), M(7), 2));  // hi 16 | lo 16
-  l.add("h_wave", 32, C(A(1), M(5), 2));
+  // L0's reads and L1's MLP: the launch (stage_launch.cpp).
+  for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(0), M(7), 2));  // hi 16 | lo 16
+  l.add("h_wave", 32, C(A(0), M(5), 2));
   l.add("thr", 17, C(M(1), M(7), 1));  // threads per CUDA block - 1, 16 = more than 16
   for (const char* f : {"bh", "x1h", "x1l", "x2h", "x2l"}) l.add(f, 16, C(M(1), M(2), 1));  // B, B >> 1, B >> 2
   l.add("bl", 16, C(M(1), M(3), 1));
@@ -99,8 +99,8 @@ void state_fields(Layout& l) {
     std::string s = std::to_string(lane);
     const int pc_cleared = lane < 2 ? M(4) : M(5);
     l.add("eff" + s, 2, H(B(M(2))));      // 0: effective (in the mask, guard passes), 1: not
-    l.add("npc_hi" + s, 17, C(M(2), pc_cleared, 1));  // the PC after the step / 8, 16 = not in the mask
-    l.add("npc_lo" + s, 9, C(M(2), pc_cleared, 1));   // % 8, 8 = not in the mask
+    l.add("npc_hi" + s, kBlockHi + 1, C(M(2), pc_cleared, 1));  // the PC after the step / kBlockLo, kBlockHi = not in the mask
+    l.add("npc_lo" + s, kBlockLo + 1, C(M(2), pc_cleared, 1));  // % kBlockLo, kBlockLo = not in the mask
     l.add("act" + s, 4, C(M(2), lane < 3 ? M(4) : M(5), 1));  // 0 none, 1 exits, 2 arrives at the barrier, 3 not a sched
   }
   for (int k = 0; k < 3; ++k) {  // the wave against B >> k: <, =, >
@@ -131,9 +131,9 @@ void scheduler_fields(Layout& l) {
   l.add("nw", kWarps + 1, H(B(M(5))));  // L5 MLP: the next warp, kWarps = none
   for (int c = 0; c < kMaxCtas; ++c)  // 0: slot c releases
     l.add("rel" + std::to_string(c), 2, C(M(5), M(6), 1));
-  for (int lane = 0; lane < kLanes; ++lane) {  // L6 MLP: warp nw's lanes' PCs (16, 8: not runnable)
-    l.add("ch" + std::to_string(lane), 17, B(M(6)));
-    l.add("cl" + std::to_string(lane), 9, B(M(6)));
+  for (int lane = 0; lane < kLanes; ++lane) {  // L6 MLP: warp nw's lanes' PCs (kBlockHi, kBlockLo: not runnable)
+    l.add("ch" + std::to_string(lane), kBlockHi + 1, B(M(6)));
+    l.add("cl" + std::to_string(lane), kBlockLo + 1, B(M(6)));
   }
   l.add("bar", kMaxCtas + 1, H(B(M(6))));  // the first released slot, kMaxCtas = none
   l.add("barq", 3, H(B(M(6))));            // its new parity, 2 = none
@@ -141,8 +141,8 @@ void scheduler_fields(Layout& l) {
   for (int i = 0; i < kLanes; ++i)  // L12 MLP: lane i's PC against lane j's: <, =, >
     for (int j = i + 1; j < kLanes; ++j) l.add("cmp" + std::to_string(i) + std::to_string(j), 3, B(M(12)));
   for (int lane = 0; lane < kLanes; ++lane) l.add("smk" + std::to_string(lane), 2, H(B(M(13))));  // L13 MLP: 0 in the mask
-  l.add("mhi", 16, H(B(M(13))));  // the min PC / 8, % 8
-  l.add("mlo", 8, H(B(M(13))));
+  l.add("mhi", kBlockHi, H(B(M(13))));  // the min PC / kBlockLo, % kBlockLo
+  l.add("mlo", kBlockLo, H(B(M(13))));
 }
 
 // The word memory gets, the next record's lane and its operands (stage_operands.cpp).
@@ -267,9 +267,9 @@ Layout machine_layout(bool shared) {
 std::vector<int> machine_hots() {
   // What each sublayer adds to the residual, in order: L0 mixer, L0 MLP, L1 mixer, ...
   const int adds[] = {
-      2 + 3 + 7 + 8 + 4 + 1 + 4,          // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag, lastw, btag
+      2 + 3 + 7 + 8 + 4 + 1 + 4 + 5 * 2,  // L0: img_addr, rom_addr, step, wb_word or pad, wb_tag, lastw, btag; the header and wave
       0,
-      6 + 8 + 5 * 2,                      // L1: fetched fields and imm; the header and wave
+      6 + 8,                              // L1: fetched fields and imm (one bank's heads read them)
       1 + 6,                              // L1 MLP: thr; B, B >> 1, B >> 2 (hi, lo)
       3 * kLanes * 32 + kLanes,           // L2: operand words (dual-rail bits), guard nibbles
       kLanes * kLaneControlHots + 6 + 1 + 2,  // L2 MLP: lane control; wave comparisons; wbase; cta
@@ -300,10 +300,11 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  // The fields' placement (machine_layout(): 2,525 dims since the ROM's op codes went
-  // from 64 to 96 for the binary32 ops, 2,493 before; 7,808 on 13 layers before issue
-  // 24), rounded up to 32 (the engine's bf16 vector width).
-  c.hidden_size = 2528;
+  // The fields' placement (machine_layout(): 2,564 dims since the ROM went from 128 to
+  // 256 blocks (a lane's PC took a bit, the step's lo digit 16 entries), 2,525 since the
+  // ROM's op codes went from 64 to 96 for the binary32 ops, 2,493 before; 7,808 on 13
+  // layers before issue 24), rounded up to 32 (the engine's bf16 vector width).
+  c.hidden_size = 2592;
   c.num_hidden_layers = 15;
   c.layer_types = std::vector<std::string>(15, "linear_attention");
   c.layer_types[5] = "full_attention";

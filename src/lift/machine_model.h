@@ -9,15 +9,16 @@
 //             (the latest `sched`: warp | block hi | lo | lanes in the mask); 3-7 the
 //             consumed value as a word and a tag (3 the bytes of `h m1 m2 t` assembled by
 //             the 4-tap conv, 4 a `v` word, 5 the tag of `h` three tokens back, 6 a `v`
-//             tag, 7 an energy pad at `pred`), so every later layer sees one word
-//   L1  GDN   1-7 the ROM (op, guard, d, a, b, c, imm; 128 blocks): written by the
-//             image, read at the step's block (the fetch) at every token
+//             tag, 7 an energy pad at `pred`), so every later layer sees one word;
+//             11-15 the launch header gx, gy, bx, by and the wave (stage_launch.cpp)
+//   L1  GDN   1-7 and 8-14 the ROM's two banks (op, guard, d, a, b, c, imm; 128 blocks
+//             each): written by the image, read at the step's block (the fetch) at every
+//             token
 //   L2  GDN   the register file: 16 heads = 4 read ports (a, b, c, guard) x 4 lanes,
 //             slots warp x 19 (r0..r14, p0..p3) and the null slot 126; a value record
 //             writes register d of the lanes its tag names, `pred` the predicate d of its
 //             lanes; every token reads the step's operands for the lanes of its mask
-//   L1  GDN   8-12 the launch header gx, gy, bx, by and the wave; MLP: threads, the
-//             grid's block count (stage_launch.cpp)
+//   L1  MLP   the launch: threads, the grid's block count (stage_launch.cpp)
 //   L2  MLP   lane control: effective lanes, next PCs, exits, arrivals; the wave against
 //             the block count
 //   L3  GDN   0-3 the barrier parity per CUDA block slot; MLP: which lanes live in a new
@@ -72,11 +73,19 @@ inline constexpr int kWordBytesHead = 3, kWordHead = 4, kTagBytesHead = 5, kTagH
 inline constexpr int kLastWarpHead = 8;  // the last warp that ran (round-robin's start)
 inline constexpr int kByteTagHead = 9;   // and 10: the tag of a 4-byte value in flight (btag)
 
+// A block number as two one-hot digits wherever the layers hold one (the step, the ROM
+// address, a lane's next PC, the scheduler's PCs, `sched`'s block): block / kBlockLo and
+// block % kBlockLo, kBlockHi x kBlockLo = kBlocks.
+inline constexpr int kBlockLo = 16;
+inline constexpr int kBlockHi = kBlocks / kBlockLo;
+static_assert(kBlockHi * kBlockLo == kBlocks && kBlockHi == 16);
+
 // The step code (L0's step head, read into the residual field "step"): the warp one-hot
-// at 0, block / 8 at kStepHi, block % 8 at kStepLo, lane l in the mask at step_lane(l,
-// true), not in it at step_lane(l, false); one pad channel after it.
-inline constexpr int kStepWarp = 0, kStepHi = 4, kStepLo = 20, kStepCode = 36;
-constexpr int step_lane(int lane, bool in) { return 28 + 2 * lane + (in ? 0 : 1); }
+// at 0, block / kBlockLo at kStepHi, block % kBlockLo at kStepLo, lane l in the mask at
+// step_lane(l, true), not in it at step_lane(l, false); one pad channel after it.
+inline constexpr int kStepWarp = 0, kStepHi = 4, kStepLo = kStepHi + kBlockHi, kStepLanes = kStepLo + kBlockLo;
+inline constexpr int kStepCode = kStepLanes + 2 * kLanes;
+constexpr int step_lane(int lane, bool in) { return kStepLanes + 2 * lane + (in ? 0 : 1); }
 
 // Memory sits after the operand reads, so `st` can write the lane's operand b, and after
 // the adder, so `ld` reads at lane nl's address.
@@ -86,11 +95,19 @@ inline constexpr int kMemoryHead = 0;
 // guard or operand field code. 64 until the binary32 ops took the ops past 63.
 inline constexpr int kFx = 96;
 inline constexpr int kRomLayer = 1;
-// ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word).
+// ROM fields op (op + 1, 0 = empty), guard, d, a, b, c, imm (a word), in two banks of
+// kBankBlocks: a head's keys are one-hot over its dk = 128, so block b is slot b % 128 of
+// the heads of bank b / 128 (the other bank's query is zero there, so its read is exactly 0).
 inline constexpr int kRomHeadCount = 7;
-inline constexpr int kRomHeads[kRomHeadCount] = {1, 2, 3, 4, 5, 6, 7};
+inline constexpr int kRomBanks = 2, kBankBlocks = kBlocks / kRomBanks;
+static_assert(kBankBlocks == 128);
+inline constexpr int kRomHeads[kRomBanks][kRomHeadCount] = {{1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14}};
+constexpr int rom_head(int block, int field) { return kRomHeads[block / kBankBlocks][field]; }
 
-inline constexpr int kLaunchLayer = 1;  // heads 8-12: gx, gy, bx, by, the wave
+// The launch header gx, gy, bx, by and the wave: L0 heads 11-15 (each written by its own
+// token, whose embedding holds the value); its MLP (threads, the grid's block count) is L1's.
+inline constexpr int kHeaderLayer = kControlLayer;
+inline constexpr int kLaunchLayer = 1;
 inline constexpr int kRegisterLayer = 2;
 inline constexpr int kPorts = 4;  // a, b, c, guard
 inline constexpr int kSlotsPerWarp = 19;  // r0..r14, p0..p3: slot = field code - 1
@@ -106,11 +123,12 @@ constexpr int bit_dim(int bit, bool on) { return 2 * bit + (on ? 0 : 1); }
 inline constexpr int kParityLayer = 3;  // heads 0-3: the barrier parity of each CUDA block slot
 inline constexpr int kLaneLayer = 4;    // heads 4 w + l: lane status (PC, finished, flag)
 constexpr int lane_head(int warp, int lane) { return 4 * warp + lane; }
-// A lane status row (slot 0 of its head, read into ls{w}{l}): the PC's 7 bits as dual
-// rails (bit_dim(i, on); PC / 8 is bits 3..6), finished at kLaneFinished (+ 0 no, + 1
-// yes), the barrier flag at kLaneFlag (+ 0, + 1): 18 dims, 9 hot (issue 24: one-hot PC
+// A lane status row (slot 0 of its head, read into ls{w}{l}): the PC's 8 bits as dual
+// rails (bit_dim(i, on); PC / 16 is bits 4..7), finished at kLaneFinished (+ 0 no, + 1
+// yes), the barrier flag at kLaneFlag (+ 0, + 1): 20 dims, 10 hot (issue 24: one-hot PC
 // nibbles took 28), and pad channels after it up to a row of 32 hots.
-inline constexpr int kLanePcBits = 7, kLaneFinished = 14, kLaneFlag = 16, kLaneStatusCode = 18, kLaneStatusHots = 9;
+inline constexpr int kLanePcBits = 8, kLaneFinished = 16, kLaneFlag = 18, kLaneStatusCode = 20, kLaneStatusHots = 10;
+static_assert(1 << kLanePcBits == kBlocks);
 
 // The lane ops (L6, L7): every reader of the register reads and the lane status rows,
 // which they clear, so neither holds its dims past L7 (issue 24).
@@ -141,9 +159,9 @@ inline constexpr int kEmitValue = 0, kEmitMid1 = 1, kEmitMid2 = 2, kEmitTail = 3
                      kEmitSt = 6, kEmitBar = 7, kEmitSched = 8, kEmitWave = 9, kEmitEnd = 10, kEmitFamilies = 11;
 
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
-// `begin` writes the null step (warp 0, block 127, no lanes) and clears ROM block 127, so
-// before the first `sched` the fetch reads a valid empty block.
-inline constexpr int kNullBlock = 127;
+// `begin` writes the null step (warp 0, the last block, no lanes) and clears that ROM
+// block, so before the first `sched` the fetch reads a valid empty block.
+inline constexpr int kNullBlock = kBlocks - 1;
 
 // The residual fields of the token embedding and of what layers write, placed where their
 // lives allow (layout.h); shared = false gives every field dims of its own (the width is

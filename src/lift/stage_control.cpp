@@ -1,10 +1,11 @@
 // L2's MLP: what the step does to each lane, from the fetch and the guard the lane read
 // (docs/design.md §3, "lane control"). Per lane, one-hot codes at every token:
 //   eff{l}     0: the lane is in the step's mask and its guard passes, 1: not;
-// and at a `sched` token (else none: npc 16 / 8, act 3), what consuming it does:
-//   npc_hi{l}  the lane's PC after the step (block / 8; 16 = the lane is not in the mask),
-//   npc_lo{l}  (block % 8; 8 = not in the mask): the branch target for an effective `bra`,
-//              else the next block;
+// and at a `sched` token (else none: npc kBlockHi / kBlockLo, act 3), what consuming it does:
+//   npc_hi{l}  the lane's PC after the step (block / kBlockLo; kBlockHi = the lane is not
+//              in the mask),
+//   npc_lo{l}  (block % kBlockLo; kBlockLo = not in the mask): the branch target for an
+//              effective `bra`, else the next block;
 //   act{l}     0 nothing, 1 the lane exits (effective `exit`), 2 it arrives at the barrier.
 // The lane status layer (stage_lanes.cpp) writes these.
 #include "gpu/isa.h"
@@ -61,27 +62,29 @@ void lane_control(Net& n, Mlp& m, int lane) {
   m.rule({out}, {eff1});
   for (const Conjunction& p : g.pass) m.rule(join({in}, p), {eff0});
   for (const Conjunction& f : g.fail) m.rule(join({in}, f), {eff1});
-  m.rule({other_token}, {hi(16), lo(8), act(3)});
-  m.rule({sched, out}, {hi(16), lo(8), act(0)});
+  m.rule({other_token}, {hi(kBlockHi), lo(kBlockLo), act(3)});
+  m.rule({sched, out}, {hi(kBlockHi), lo(kBlockLo), act(0)});
   for (const Conjunction& p : g.pass) {
     m.rule(join({sched, in, exit}, p), {act(1)});
     m.rule(join({sched, in, bar}, p), {act(2)});
     m.rule(join({sched, in, other}, p), {act(0)});
-    // Taken: the target is the immediate, 16 n1 + n0 (< 128): hi = 2 n1 + n0 / 8, lo = n0 % 8.
-    for (int b = 0; b < 8; ++b)
-      for (int half = 0; half < 2; ++half)
-        m.rule(join({sched, in, bra, {n.dim("f_imm", 16 + b)}, n.dims("f_imm", 8 * half, 8)}, p), {hi(2 * b + half)});
-    for (int a = 0; a < 8; ++a) m.rule(join({sched, in, bra, {n.dim("f_imm", a), n.dim("f_imm", a + 8)}}, p), {lo(a)});
+    // Taken: the target is the immediate, 16 n1 + n0 (< 256): hi = n1, lo = n0.
+    static_assert(kBlockLo == 16 && kBlocks == 256);
+    for (int x = 0; x < 16; ++x) {
+      m.rule(join({sched, in, bra, {n.dim("f_imm", 16 + x)}}, p), {hi(x)});
+      m.rule(join({sched, in, bra, {n.dim("f_imm", x)}}, p), {lo(x)});
+    }
   }
   for (const Conjunction& f : g.fail) m.rule(join({sched, in}, f), {act(0)});
-  // Not taken: the next block (block 127 wraps to 0; a program never falls off its end).
+  // Not taken: the next block (the last wraps to 0; a program never falls off its end).
   std::vector<Conjunction> next = {{ops(n, {Op::kBra}, true)}};
   for (const Conjunction& f : g.fail) next.push_back(join({bra}, f));
   for (const Conjunction& c : next) {
-    for (int k = 0; k < 8; ++k) m.rule(join({sched, in, {n.dim("step", kStepLo + k)}}, c), {lo((k + 1) % 8)});
-    for (int h = 0; h < 16; ++h) {
-      m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, {n.dim("step", kStepLo + 7)}}, c), {hi((h + 1) % 16)});
-      m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, n.dims("step", kStepLo, 7)}, c), {hi(h)});
+    const int last = kBlockLo - 1;
+    for (int k = 0; k < kBlockLo; ++k) m.rule(join({sched, in, {n.dim("step", kStepLo + k)}}, c), {lo((k + 1) % kBlockLo)});
+    for (int h = 0; h < kBlockHi; ++h) {
+      m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, {n.dim("step", kStepLo + last)}}, c), {hi((h + 1) % kBlockHi)});
+      m.rule(join({sched, in, {n.dim("step", kStepHi + h)}, n.dims("step", kStepLo, last)}, c), {hi(h)});
     }
   }
 }

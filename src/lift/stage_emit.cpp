@@ -283,8 +283,8 @@ void build_lm_head(Net& n) {
       case Tok::kSched:
         family(id, kEmitSched);
         h.add(id, n.dim("nw", r.x), 1.0f);
-        h.add(id, n.dim("mhi", r.y / 8), 1.0f);
-        h.add(id, n.dim("mlo", r.y % 8), 1.0f);
+        h.add(id, n.dim("mhi", r.y / kBlockLo), 1.0f);
+        h.add(id, n.dim("mlo", r.y % kBlockLo), 1.0f);
         h.bits(id, "smk", r.z);
         break;
       case Tok::kWave:

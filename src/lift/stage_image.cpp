@@ -44,13 +44,13 @@ void value_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
 }
 
 // The groups of `sched` (warp, block hi and lo, lane mask) and `pred` (lanes, bits);
-// `begin` is the null step: warp 0, block 127, no lanes.
+// `begin` is the null step: warp 0, the null block, no lanes.
 void record_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
   bool sched = r.kind == Tok::kSched, begin = r.kind == Tok::kBegin;
   int block = sched ? r.y : kNullBlock;
   d.push_back(l["sw"].dim(sched ? r.x : begin ? 0 : 4));
-  d.push_back(l["shi"].dim(sched || begin ? block / 8 : 16));
-  d.push_back(l["slo"].dim(sched || begin ? block % 8 : 8));
+  d.push_back(l["shi"].dim(sched || begin ? block / kBlockLo : kBlockHi));
+  d.push_back(l["slo"].dim(sched || begin ? block % kBlockLo : kBlockLo));
   d.push_back(l["smask"].dim(sched ? r.z : begin ? 0 : kNone));
   d.push_back(l["pmask"].dim(r.kind == Tok::kPred ? r.x : kNone));
   d.push_back(l["pbits"].dim(r.kind == Tok::kPred ? r.y : kNone));
@@ -83,13 +83,13 @@ void image_dims(const Layout& l, const Rec& r, std::vector<int>& d) {
   if (is_field(r.kind)) fx = r.kind == Tok::kOp ? r.x + 1 : r.x;
   if (r.kind == Tok::kRomAt || r.kind == Tok::kBegin) fx = 0;
   d.push_back(l["fx"].dim(fx));
-  // The ROM block address (8 * hi + lo, rom = 1) at @b and begin (block 127); begin, @m
-  // and run leave ROM mode.
+  // The ROM block address (kBlockLo * hi + lo, rom = 1) at @b and begin (the null block);
+  // begin, @m and run leave ROM mode.
   bool sets_addr = addr != 128;
   bool rom = r.kind == Tok::kRomAt || r.kind == Tok::kBegin;
   int block = r.kind == Tok::kRomAt ? r.x : r.kind == Tok::kBegin ? kNullBlock : 0;
-  d.push_back(l["bhi"].dim(sets_addr ? block / 8 : 16));
-  d.push_back(l["blo"].dim(sets_addr ? block % 8 : 8));
+  d.push_back(l["bhi"].dim(sets_addr ? block / kBlockLo : kBlockHi));
+  d.push_back(l["blo"].dim(sets_addr ? block % kBlockLo : kBlockLo));
   d.push_back(l["brom"].dim(sets_addr ? (rom ? 1 : 0) : 2));
 }
 
@@ -124,14 +124,15 @@ void build_image_address(Net& n) {
   for (int j = 0; j < 24; ++j) a.read(j, n.dim("img_addr", j), 2);
 }
 
-// rom_addr = hi 16 | lo 8 | rom 2, and 5 pad channels.
+// rom_addr = hi kBlockHi | lo kBlockLo | rom 2, and 5 pad channels.
+constexpr int kRomMode = kBlockHi + kBlockLo;  // rom_addr's rom entries
 void build_rom_address(Net& n) {
   Head a = address_head(n, kRomAddrHead);
-  for (int j = 0; j < 16; ++j) a.value(j, n.dim("bhi", j));
-  for (int j = 0; j < 8; ++j) a.value(16 + j, n.dim("blo", j));
-  for (int j = 0; j < 2; ++j) a.value(24 + j, n.dim("brom", j));
-  for (int j = 26; j < 31; ++j) a.pad(j);
-  for (int j = 0; j < 26; ++j) a.read(j, n.dim("rom_addr", j), 8);
+  for (int j = 0; j < kBlockHi; ++j) a.value(j, n.dim("bhi", j));
+  for (int j = 0; j < kBlockLo; ++j) a.value(kBlockHi + j, n.dim("blo", j));
+  for (int j = 0; j < 2; ++j) a.value(kRomMode + j, n.dim("brom", j));
+  for (int j = kRomMode + 2; j < kRomMode + 7; ++j) a.pad(j);
+  for (int j = 0; j < kRomMode + 2; ++j) a.read(j, n.dim("rom_addr", j), 8);
 }
 
 // L14: memory. A token that completes an image value (and begin, with the word 0 at the
@@ -156,29 +157,32 @@ void build_memory(Net& n) {
   for (int j = 0; j < 128; ++j) m.value(j, n.dim("mw", j));
 }
 
-// L1 ROM heads: block i is keyed (hi + lo + rom + writes - 3.5), where `writes` is 1 for
-// the head's own field token and for @b and begin (which clear every field to 0); the
-// immediate is written by a completed image value. Other tokens have a zero key.
+// L1 ROM heads: block i is keyed (hi + lo + rom + writes - 3.5) in slot i % 128 of its
+// bank's head, where `writes` is 1 for the head's own field token and for @b and begin
+// (which clear every field to 0); the immediate is written by a completed image value.
+// Other tokens, and every token whose address is in the other bank, have a zero key.
 void build_rom_writes(Net& n) {
   const Tok fields[6] = {Tok::kOp, Tok::kGuard, Tok::kFieldD, Tok::kFieldA, Tok::kFieldB, Tok::kFieldC};
-  for (int f = 0; f < kRomHeadCount; ++f) {
-    Head r(n, kRomLayer, kRomHeads[f]);
-    for (int i = 0; i < kBlocks; ++i) {
-      r.key(i, n.dim("rom_addr", i / 8));
-      r.key(i, n.dim("rom_addr", 16 + i % 8));
-      r.key(i, n.dim("rom_addr", 25));
-      r.key(i, n.fam(Tok::kRomAt));
-      if (f < 6) {
-        r.key(i, n.fam(Tok::kBegin));
-        r.key(i, n.fam(fields[f]));
-      } else {
-        r.key(i, n.dim("vend", 1));  // image values and begin
+  for (int bank = 0; bank < kRomBanks; ++bank)
+    for (int f = 0; f < kRomHeadCount; ++f) {
+      Head r(n, kRomLayer, kRomHeads[bank][f]);
+      for (int i = 0; i < kBankBlocks; ++i) {
+        const int blk = bank * kBankBlocks + i;
+        r.key(i, n.dim("rom_addr", blk / kBlockLo));
+        r.key(i, n.dim("rom_addr", kBlockHi + blk % kBlockLo));
+        r.key(i, n.dim("rom_addr", kRomMode + 1));
+        r.key(i, n.fam(Tok::kRomAt));
+        if (f < 6) {
+          r.key(i, n.fam(Tok::kBegin));
+          r.key(i, n.fam(fields[f]));
+        } else {
+          r.key(i, n.dim("vend", 1));  // image values and begin
+        }
+        r.key_bias(i, -3.5f);
       }
-      r.key_bias(i, -3.5f);
+      for (int j = 0; j < (f < 6 ? kFx : 128); ++j) r.value(j, f < 6 ? n.dim("fx", j) : n.dim("wb_word", j));
+      if (f < 6) r.pad(kRomPad);
     }
-    for (int j = 0; j < (f < 6 ? kFx : 128); ++j) r.value(j, f < 6 ? n.dim("fx", j) : n.dim("wb_word", j));
-    if (f < 6) r.pad(kRomPad);
-  }
 }
 
 }  // namespace

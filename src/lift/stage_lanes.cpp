@@ -100,7 +100,7 @@ void flag_rules(Net& n, Mlp& m) {
   }
 }
 
-// L4: lane (w, l) keeps its PC's bits | finished | flag (machine_model.h's kLane*) and 23
+// L4: lane (w, l) keeps its PC's bits | finished | flag (machine_model.h's kLane*) and 22
 // pad channels in slot 0 of head 4 w + l; `begin` writes PC 0, finished, flag 0.
 void build_lane_status(Net& n) {
   for (int w = 0; w < kWarps; ++w)
@@ -114,10 +114,11 @@ void build_lane_status(Net& n) {
       for (int mask = 1; mask < 16; ++mask)
         if (mask >> l & 1) h.key(0, n.dim("smask", mask));
       h.key_bias(0, -1.5f);
-      for (int j = 0; j < 16; ++j)  // PC / 8: bits 3..6
-        for (int b = 0; b < 4; ++b) h.value(bit_dim(3 + b, j >> b & 1), n.dim("npc_hi" + s, j));
-      for (int j = 0; j < 8; ++j)  // PC % 8: bits 0..2
-        for (int b = 0; b < 3; ++b) h.value(bit_dim(b, j >> b & 1), n.dim("npc_lo" + s, j));
+      static_assert(kBlockHi == 16 && kBlockLo == 16);
+      for (int j = 0; j < kBlockHi; ++j)  // PC / 16: bits 4..7
+        for (int b = 0; b < 4; ++b) h.value(bit_dim(4 + b, j >> b & 1), n.dim("npc_hi" + s, j));
+      for (int j = 0; j < kBlockLo; ++j)  // PC % 16: bits 0..3
+        for (int b = 0; b < 4; ++b) h.value(bit_dim(b, j >> b & 1), n.dim("npc_lo" + s, j));
       for (Tok t : {Tok::kBegin, Tok::kRun, Tok::kWave})  // a new wave starts every lane at block 0
         for (int b = 0; b < kLanePcBits; ++b) h.value(bit_dim(b, false), n.fam(t));
       h.value(kLaneFinished + 1, n.fam(Tok::kBegin));

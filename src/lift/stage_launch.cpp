@@ -1,6 +1,6 @@
 // The launch and its waves (docs/design.md §3, "lane status"): what the lane status layer
 // needs to know which lanes live in a wave.
-//   L1 GDN heads 8-12: the header gx, gy, bx, by and the wave, each written by its token
+//   L0 GDN heads 11-15: the header gx, gy, bx, by and the wave, each written by its token
 //      (the wave by `run` and `wave`; all by `begin`, with the value 1 or wave 0) as x - 1
 //      (the wave as k) in hi and lo nibbles, read at every token: h_gx, h_gy, h_bx, h_by,
 //      h_wave;
@@ -16,13 +16,15 @@
 namespace qgpu::lift {
 namespace {
 
-constexpr int kHeaderHeads[5] = {8, 9, 10, 11, 12};
+// L0, beside the control heads: the header's values are in its tokens' embeddings, and
+// L1's heads are the ROM's two banks.
+constexpr int kHeaderHeads[5] = {11, 12, 13, 14, 15};
 const char* const kHeaderFields[5] = {"h_gx", "h_gy", "h_bx", "h_by", "h_wave"};
 
 void build_header(Net& n) {
   const Tok writers[5] = {Tok::kGridX, Tok::kGridY, Tok::kBlockX, Tok::kBlockY, Tok::kWave};
   for (int i = 0; i < 5; ++i) {
-    Head h(n, kLaunchLayer, kHeaderHeads[i]);
+    Head h(n, kHeaderLayer, kHeaderHeads[i]);
     h.key(0, n.fam(writers[i]));
     h.key(0, n.fam(Tok::kBegin));
     if (i == 4) h.key(0, n.fam(Tok::kRun));

@@ -2,17 +2,17 @@
 // computed at every token from the lane status, as interp.cpp's schedule() does:
 //   L0 GDN head 8: the last warp that ran (the latest `sched`'s; `begin`, `run`, `wave`: 3),
 //      read at every token: lastw;
-//   L4 GDN: every lane's status is read at every token into ls{w}{l}: PC hi 16 | lo 8 |
-//      finished 2 (0 no) | barrier flag 2;
+//   L4 GDN: every lane's status is read at every token into ls{w}{l}: the PC's 8 bits
+//      (dual rail) | finished 2 (0 no) | barrier flag 2;
 //   L4 MLP: rs{w}{l} (0 runnable, 1 waiting at the barrier, 2 finished); wmore (0 another
 //      wave follows); nk_hi, nk_lo (the wave k + 1);
 //   L5 MLP: nw (the next warp round-robin after lastw with a runnable lane, 4 none);
 //      rel{c} (0: every unfinished lane of CUDA block slot c waits, and one does);
-//   L6 MLP: ch{l}, cl{l} (lane l of warp nw: its PC / 8, % 8 when runnable, else 16, 8);
+//   L6 MLP: ch{l}, cl{l} (lane l of warp nw: its PC / 16, % 16 when runnable, else 16, 16);
 //      bar (the first released slot, 4 none), barq (its new parity, 2 none); sfam (the
 //      record: 0 bar, 1 sched, 2 wave, 3 end);
 //   L12 MLP: cmp{i}{j} (i < j): lane i's PC against lane j's (<, =, >; not runnable is
-//      larger than any PC);
+//      larger than any PC), by steps over the digits' values;
 //   L13 MLP: smk{l} (0: lane l is in the min-PC mask), mhi, mlo (the min PC).
 // A lane's CUDA block slot depends on the block's thread count only through its warps per
 // CUDA block, so the rules take thr in four classes (1-4, 5-8, 9-12, 13-16 threads).
@@ -165,21 +165,22 @@ void release_rules(Net& n, Mlp& m) {
     }
 }
 
-// Lane l of warp nw: its PC when runnable, else "not runnable" (16, 8).
+// Lane l of warp nw: its PC when runnable, else "not runnable" (kBlockHi, kBlockLo).
 void candidate_rules(Net& n, Mlp& m) {
+  static_assert(kBlockHi == 16 && kBlockLo == 16 && kLanePcBits == 8);
   for (int l = 0; l < kLanes; ++l) {
     const int hi = n.dim("ch" + std::to_string(l), 0), lo = n.dim("cl" + std::to_string(l), 0);
-    m.rule({d(n, "nw", kWarps)}, {hi + 16, lo + 8});
+    m.rule({d(n, "nw", kWarps)}, {hi + kBlockHi, lo + kBlockLo});
     for (int w = 0; w < kWarps; ++w) {
       const std::string ls = "ls" + wl(w, l);
-      m.rule({d(n, "nw", w), rs(n, w, l, {1, 2})}, {hi + 16, lo + 8});
+      m.rule({d(n, "nw", w), rs(n, w, l, {1, 2})}, {hi + kBlockHi, lo + kBlockLo});
       auto pc_is = [&](int x, int first_bit, int bits) {  // the literals "PC bits first.. are x"
         std::vector<Lit> lits = {d(n, "nw", w), rs(n, w, l, {0})};
         for (int b = 0; b < bits; ++b) lits.push_back(d(n, ls, bit_dim(first_bit + b, x >> b & 1)));
         return lits;
       };
-      for (int x = 0; x < 16; ++x) m.rule(pc_is(x, 3, 4), {hi + x});
-      for (int x = 0; x < 8; ++x) m.rule(pc_is(x, 0, 3), {lo + x});
+      for (int x = 0; x < kBlockHi; ++x) m.rule(pc_is(x, 4, 4), {hi + x});
+      for (int x = 0; x < kBlockLo; ++x) m.rule(pc_is(x, 0, 4), {lo + x});
     }
   }
 }
@@ -207,25 +208,33 @@ void record_rules(Net& n, Mlp& m) {
   m.rule(lits, {n.dim("bar", kMaxCtas), n.dim("barq", 2), n.dim("sfam", kSchedEnd)});
 }
 
-// Lane i's PC (hi, lo; hi 16 = not runnable) against lane j's: < 0, = 1, > 2.
+// Lane i's PC (hi, lo; hi kBlockHi = not runnable) against lane j's: < 0, = 1, > 2. A
+// rule sets = at every token, and a step moves it to < or >: the hi digits' difference
+// (not runnable counts as kBlockHi, above every PC), or, for each x both hi digits are,
+// the lo digits' difference with 32 for each hi digit at x (theta 65: both at x, and the
+// lo digits apart). 35 rules and steps a pair, where a table of (hi, lo) pairs took 400
+// and would take 800 with 16 lo digits.
 void compare_rules(Net& n, Mlp& m) {
+  using Term = Mlp::Term;
+  auto digits = [&](const std::string& field, int count, int sign) {
+    Term t;
+    for (int x = 0; x < count; ++x) t.dims.push_back(n.dim(field, x)), t.weight.push_back(sign * x);
+    return t;
+  };
   for (int i = 0; i < kLanes; ++i)
     for (int j = i + 1; j < kLanes; ++j) {
       const std::string hi = "ch" + std::to_string(i), hj = "ch" + std::to_string(j);
       const std::string li = "cl" + std::to_string(i), lj = "cl" + std::to_string(j);
       const int out = n.dim("cmp" + std::to_string(i) + std::to_string(j), 0);
-      for (int x = 0; x <= 16; ++x) {
-        if (x < 16) m.rule({d(n, hi, x), n.dims(hj, x + 1, 16 - x)}, {out});
-        if (x > 0) m.rule({d(n, hi, x), n.dims(hj, 0, x)}, {out + 2});
+      const int lt = out, eq = out + 1, gt = out + 2;
+      m.rule({{n.one()}}, {eq});
+      m.step({digits(hj, kBlockHi + 1, 1), digits(hi, kBlockHi + 1, -1)}, 1, {}, {{lt, 1}, {eq, -1}});
+      m.step({digits(hi, kBlockHi + 1, 1), digits(hj, kBlockHi + 1, -1)}, 1, {}, {{gt, 1}, {eq, -1}});
+      for (int x = 0; x < kBlockHi; ++x) {
+        const Term both = {{n.dim(hi, x), n.dim(hj, x)}, {32, 32}};
+        m.step({both, digits(lj, kBlockLo, 1), digits(li, kBlockLo, -1)}, 65, {}, {{lt, 1}, {eq, -1}});
+        m.step({both, digits(li, kBlockLo, 1), digits(lj, kBlockLo, -1)}, 65, {}, {{gt, 1}, {eq, -1}});
       }
-      m.rule({d(n, hi, 16), d(n, hj, 16)}, {out + 1});
-      for (int x = 0; x < 16; ++x)
-        for (int y = 0; y < 8; ++y) {
-          const Lit same = d(n, hi, x), same_j = d(n, hj, x), lo = d(n, li, y);
-          if (y < 7) m.rule({same, same_j, lo, n.dims(lj, y + 1, 7 - y)}, {out});
-          m.rule({same, same_j, lo, d(n, lj, y)}, {out + 1});
-          if (y > 0) m.rule({same, same_j, lo, n.dims(lj, 0, y)}, {out + 2});
-        }
     }
 }
 
@@ -245,8 +254,8 @@ void mask_rules(Net& n, Mlp& m) {
   for (int l = 0; l < kLanes; ++l) {
     const std::string ch = "ch" + std::to_string(l);
     const int in = n.dim("smk" + std::to_string(l), 0), out = in + 1;
-    m.rule({d(n, ch, 16)}, {out});
-    std::vector<Lit> ok = {n.dims(ch, 0, 16)};
+    m.rule({d(n, ch, kBlockHi)}, {out});
+    std::vector<Lit> ok = {n.dims(ch, 0, kBlockHi)};
     for (int j = 0; j < kLanes; ++j) {
       if (j == l) continue;
       std::vector<Lit> fails = ok;
@@ -257,20 +266,20 @@ void mask_rules(Net& n, Mlp& m) {
     m.rule(ok, {in});
   }
   std::vector<Lit> none;
-  for (int l = 0; l < kLanes; ++l) none.push_back(d(n, "ch" + std::to_string(l), 16));
-  m.rule(none, {n.dim("mhi", 0), n.dim("mlo", 0)});
+  for (int l = 0; l < kLanes; ++l) none.push_back(d(n, "ch" + std::to_string(l), kBlockHi));
+  m.rule(none, {n.dim("mhi", 0), n.dim("mlo", 0)});  // (no sched record is emitted then)
   for (int i = 0; i < kLanes; ++i) {
     std::vector<Lit> first;
     for (int j = 0; j < kLanes; ++j)
       if (j != i) first.push_back(j < i ? above(n, j, i) : at_most(n, i, j));
-    for (int x = 0; x < 16; ++x) {
+    for (int x = 0; x < kBlockHi; ++x) {
       std::vector<Lit> lits = first;
       lits.push_back(d(n, "ch" + std::to_string(i), x));
       m.rule(lits, {n.dim("mhi", x)});
     }
-    for (int x = 0; x < 8; ++x) {
+    for (int x = 0; x < kBlockLo; ++x) {
       std::vector<Lit> lits = first;
-      lits.push_back(n.dims("ch" + std::to_string(i), 0, 16));
+      lits.push_back(n.dims("ch" + std::to_string(i), 0, kBlockHi));
       lits.push_back(d(n, "cl" + std::to_string(i), x));
       m.rule(lits, {n.dim("mlo", x)});
     }

@@ -21,8 +21,8 @@ void build_step(Net& n) {
   s.key_bias(0, -0.5f);
   s.query_bias(0, 0.5f);
   for (int w = 0; w < kWarps; ++w) s.value(kStepWarp + w, n.dim("sw", w));
-  for (int k = 0; k < 16; ++k) s.value(kStepHi + k, n.dim("shi", k));
-  for (int k = 0; k < 8; ++k) s.value(kStepLo + k, n.dim("slo", k));
+  for (int k = 0; k < kBlockHi; ++k) s.value(kStepHi + k, n.dim("shi", k));
+  for (int k = 0; k < kBlockLo; ++k) s.value(kStepLo + k, n.dim("slo", k));
   for (int m = 0; m < 16; ++m)
     for (int l = 0; l < kLanes; ++l) s.value(step_lane(l, has(m, l)), n.dim("smask", m));
   s.pad(kStepCode);
@@ -91,15 +91,21 @@ void build_value_word(Net& n) {
   }
 }
 
-// L1: the fetch. Each ROM head reads the step's block (hi AND lo) into its f_ field.
+// L1: the fetch. Each ROM head reads the step's block (hi AND lo) into its f_ field; the
+// other bank's head has no slot whose AND holds, so its query and its read are exactly 0
+// and both banks' heads read into the same field.
 void build_fetch(Net& n) {
   const char* field[kRomHeadCount] = {"f_op", "f_guard", "f_d", "f_a", "f_b", "f_c", "f_imm"};
-  for (int f = 0; f < kRomHeadCount; ++f) {
-    Head r(n, kRomLayer, kRomHeads[f]);
-    for (int i = 0; i < kBlocks; ++i) r.query_and(i, {n.dim("step", kStepHi + i / 8), n.dim("step", kStepLo + i % 8)});
-    int width = n.l[field[f]].size;
-    for (int j = 0; j < width; ++j) r.read(j, n.dim(field[f], j), f < 6 ? 2 : 8);
-  }
+  for (int bank = 0; bank < kRomBanks; ++bank)
+    for (int f = 0; f < kRomHeadCount; ++f) {
+      Head r(n, kRomLayer, kRomHeads[bank][f]);
+      for (int i = 0; i < kBankBlocks; ++i) {
+        const int blk = bank * kBankBlocks + i;
+        r.query_and(i, {n.dim("step", kStepHi + blk / kBlockLo), n.dim("step", kStepLo + blk % kBlockLo)});
+      }
+      int width = n.l[field[f]].size;
+      for (int j = 0; j < width; ++j) r.read(j, n.dim(field[f], j), f < 6 ? 2 : 8);
+    }
 }
 
 // The register (or predicate) slot a port's field code reads; -1 for none, a special or
