@@ -463,6 +463,55 @@ $L__BB0_2:
   EXPECT_EQ(r.mem["out"], (Values{111, 111, -6, -9}));
 }
 
+// 18 values live across a barrier in each of 16 threads (every lane of every warp resident
+// at once): the allocator spills some to memory words of their own, one per resident lane,
+// and every thread still gets its own values back (a slot shared by two lanes, or a store
+// that a branch into its def's successor reached, would mix them).
+TEST(CompileHandPtx, ValuesPastTheRegistersSpillToWordsOfTheirOwn) {
+  constexpr int kValues = 18;
+  std::string ptx = R"(.version 6.3
+.target sm_75
+.address_size 64
+
+.visible .entry spill(
+    .param .u64 spill_param_0
+)
+{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<5>;
+
+    ld.param.u64 %rd1, [spill_param_0];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r30, %tid.x;
+)";
+  for (int i = 1; i <= kValues; ++i)
+    ptx += fmt::format("    ld.global.u32 %r{0}, [%rd2+{1}];\n    add.s32 %r{0}, %r{0}, %r30;\n", i, 4 * (i - 1));
+  ptx += "    bar.sync 0;\n    mov.u32 %r31, 0;\n";
+  for (int i = 1; i <= kValues; ++i) ptx += fmt::format("    mad.lo.s32 %r31, %r31, 3, %r{};\n", i);
+  ptx += R"(    mov.u32 %r32, %tid.x;
+    mul.wide.u32 %rd3, %r32, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4+72], %r31;
+    ret;
+}
+)";
+  std::string out = "out=[";
+  Values in, want;
+  for (int i = 0; i < kValues; ++i) in.push_back(7 * i + 1), out += fmt::format("{},", 7 * i + 1);
+  for (int t = 0; t < 16; ++t) {
+    uint32_t h = 0;
+    for (int i = 0; i < kValues; ++i) h = 3 * h + static_cast<uint32_t>(in[static_cast<size_t>(i)] + t);
+    want.push_back(static_cast<int32_t>(h));
+    out += t < 15 ? "0," : "0]";
+  }
+  Launched r = run_ptx(ptx, "extern \"C\" __global__ void spill(int *out);", Launch{.block_x = 16}, {out});
+  // At least three values go (each reload still needs a register where the others are
+  // live, so the allocator may spill more), 16 words each.
+  EXPECT_GE(r.k.allocated.spill_words, 3 * 16);
+  EXPECT_EQ(r.k.allocated.spill_words % 16, 0);
+  EXPECT_EQ(Values(r.mem["out"].begin() + kValues, r.mem["out"].end()), want);
+}
+
 // The i386-host variant (.address_size 32): cvta.to.global.u32 and 32-bit addresses.
 TEST(CompileHandPtx, AddressSize32) {
   constexpr std::string_view ptx = R"(.version 6.3

@@ -358,8 +358,18 @@ void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const
   out.ir = lower_kernel(m, k, l.env);
   optimise(out.ir);
   legalise(out.ir);
-  out.allocated = allocate_registers(out.ir);
-  out.program = emit(k.name, out.allocated, l, o.launch);
+  int next = 0;
+  for (const Array& x : l.arrays) next = std::max(next, x.base + x.size);
+  out.allocated = allocate_registers(out.ir, {.first_word = next, .words = kMemWords - next});
+  if (out.allocated.spill_words == 0) {
+    out.program = emit(k.name, out.allocated, l, o.launch);
+    return;
+  }
+  // The words values were spilled to, after everything else; written zero in the image.
+  Layout spilled = l;
+  spilled.summary += fmt::format(", spilled values {}", out.allocated.spill_words);
+  place(spilled, "__spill", std::vector<uint32_t>(static_cast<size_t>(out.allocated.spill_words), 0), next);
+  out.program = emit(k.name, out.allocated, spilled, o.launch);
 }
 
 // The float arithmetic ops with a sequence that the optimised kernel has more than once

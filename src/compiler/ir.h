@@ -50,6 +50,7 @@ struct IrFunction {
   std::vector<std::string> pred_names;
   std::vector<int64_t> param_words;     // byte addresses of the scalar parameters' words: read-only,
                                         // so a load of one may be repeated anywhere (regalloc)
+  int spill_words = 0;                  // memory words the allocator spilled values to (regalloc.h)
 };
 
 // Source operands read by an instruction (guard included), and the register it writes.

@@ -1,15 +1,16 @@
 // Register allocation: liveness over the instruction-level control-flow graph, an
 // interference graph, and graph colouring (Chaitin-style simplification, colours chosen
 // to match a copy's partner where possible so that the copy disappears). Value registers
-// get r0..r14 and predicates p0..p3; a kernel that needs more gets an error naming the
-// PTX line where the most values are live. No spilling to memory: every kernel clang emits
-// at -Os for this corpus fits (ptx.md section 10), once the scalar parameters it keeps in
-// registers are loaded again where they are used (rematerialise_param).
+// get r0..r14 and predicates p0..p3. Where more values are live at once, a scalar parameter
+// is loaded again where it is used (rematerialise_param), then a value is spilled to memory
+// words of its own (spill_value); a kernel that still needs more gets an error naming the
+// PTX line where the most values are live.
 #include "compiler/regalloc.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -97,12 +98,15 @@ std::pair<int, std::vector<int>> pressure(const IrFunction& f, const RegClass& r
   return {best, regs};
 }
 
-[[noreturn]] void too_many(const IrFunction& f, const RegClass& rc, const std::vector<LiveSet>& live_out) {
+// room: when not empty, why no (more) values could be spilled.
+[[noreturn]] void too_many(const IrFunction& f, const RegClass& rc, const std::vector<LiveSet>& live_out,
+                           const std::string& room = "") {
   auto [at, regs] = pressure(f, rc, live_out);
   std::string names;
   for (int r : regs) names += " " + (rc.kind == K::kVReg ? f.vreg_names[r] : f.pred_names[r]);
-  fail("the kernel needs more than {} {} (PTX line {}: {} live:{}); simplify the kernel, or split "
-       "it into several launches", rc.n_machine, rc.name, f.code[at].line, regs.size(), names);
+  fail("the kernel needs more than {} {} (PTX line {}: {} live:{}){}; simplify the kernel, {}or split "
+       "it into several launches", rc.n_machine, rc.name, f.code[at].line, regs.size(), names, room,
+       room.empty() ? "" : "use smaller arrays, ");
 }
 
 // The colouring, or nothing when more than rc.n_machine registers would be needed.
@@ -184,6 +188,94 @@ bool rematerialise_param(IrFunction& f) {
   return true;
 }
 
+// Each instruction with what runs before it and after it; a branch to instruction i goes
+// to the first of its `before`, and its `after` runs only when i falls through to it.
+struct Around {
+  std::vector<IrInstr> before, after;
+};
+void insert_around(IrFunction& f, const std::function<Around(IrInstr&)>& around) {
+  std::vector<IrInstr> out;
+  std::vector<int> new_index(f.code.size() + 1);
+  for (size_t i = 0; i < f.code.size(); ++i) {
+    new_index[i] = static_cast<int>(out.size());
+    IrInstr in = f.code[i];
+    Around x = around(in);
+    CHECK(x.after.empty() || (in.op != Op::kBra && in.op != Op::kExit));
+    for (IrInstr& y : x.before) out.push_back(std::move(y));
+    out.push_back(in);
+    for (IrInstr& y : x.after) out.push_back(std::move(y));
+  }
+  new_index[f.code.size()] = static_cast<int>(out.size());
+  for (IrInstr& in : out)
+    if (in.op == Op::kBra) in.target = new_index[in.target];
+  f.code = std::move(out);
+}
+
+// A spilled value lives in memory words of its own: one per resident lane (warp w, lane l
+// at word first + 4 w + l, so no two threads that run at once share one), written after
+// every write of the value and read before every use, each time into a new register that
+// lives from there to its one use (a guarded write reads the old value first, since it may
+// not happen). The address is 16 %warpid + 4 %laneid, two ops into the same register. Of
+// the values live where the most are, the one live longest goes (like a parameter): more
+// steps and blocks, one register fewer across its range. False when none can go: the
+// room's words are used up, or every value live there is a spill's own.
+bool spill_value(IrFunction& f, SpillRoom room, int& spilled, int first_spill_vreg) {
+  constexpr int kSlotWords = kWarps * kLanes;
+  if (room.words - spilled * kSlotWords < kSlotWords) return false;
+  const RegClass rc{K::kVReg, f.n_vregs, kRegs, "registers"};
+  std::vector<LiveSet> live_out = liveness(f, rc);
+  auto [at, regs] = pressure(f, rc, live_out);
+  int pick = -1, longest = 0;
+  for (int v : regs) {
+    if (v >= first_spill_vreg) continue;  // a spill's own load or store register
+    int span = 0;
+    for (const LiveSet& l : live_out) span += l[v];
+    if (span > longest) pick = v, longest = span;
+  }
+  if (pick < 0) return false;
+  const int64_t offset = 4 * (room.first_word + spilled * kSlotWords);
+  ++spilled;
+  auto fresh = [&f, pick] {
+    f.vreg_names.push_back(f.vreg_names[pick] + "'");
+    return ir_vreg(f.n_vregs++);
+  };
+  auto address = [](IrOperand t, int line) {
+    return std::vector<IrInstr>{
+        {.op = Op::kShl, .d = t, .a = ir_special(Special::kWarpid), .b = ir_imm(4), .line = line},
+        {.op = Op::kMadLo, .d = t, .a = ir_special(Special::kLaneid), .b = ir_imm(4), .c = t, .line = line}};
+  };
+  auto load = [&](IrOperand t, int line) {
+    std::vector<IrInstr> code = address(t, line);
+    code.push_back({.op = Op::kLd, .d = t, .a = t, .offset = offset, .line = line});
+    return code;
+  };
+  insert_around(f, [&](IrInstr& in) {
+    Around x;
+    bool uses = false;
+    for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == pick;
+    const bool defines = in.d.kind == K::kVReg && in.d.index == pick && ir_def(in).kind == K::kVReg;
+    if (uses) {
+      const IrOperand t = fresh();
+      x.before = load(t, in.line);
+      for (IrOperand* o : {&in.a, &in.b, &in.c})
+        if (o->kind == K::kVReg && o->index == pick) *o = t;
+    }
+    if (defines) {
+      IrOperand w = fresh();
+      if (in.guard >= 0) {  // the write may not happen: w starts as the value
+        std::vector<IrInstr> old = load(w, in.line);
+        x.before.insert(x.before.end(), old.begin(), old.end());
+      }
+      in.d = w;
+      const IrOperand t = fresh();
+      x.after = address(t, in.line);
+      x.after.push_back({.op = Op::kSt, .a = t, .b = w, .offset = offset, .line = in.line});
+    }
+    return x;
+  });
+  return true;
+}
+
 void rename(IrOperand& o, const std::vector<int>& vcol, const std::vector<int>& pcol) {
   if (o.kind == K::kVReg) o.index = vcol[o.index];
   if (o.kind == K::kPred) o.index = pcol[o.index];
@@ -208,11 +300,29 @@ void remove_dead_writes(IrFunction& f) {
 
 }  // namespace
 
-IrFunction allocate_registers(const IrFunction& input) {
+IrFunction allocate_registers(const IrFunction& input, SpillRoom room) {
   IrFunction f = input;
   remove_dead_writes(f);
-  while (!try_colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"}) && rematerialise_param(f)) {
+  const int first_spill_vreg = f.n_vregs;
+  int spilled = 0;
+  while (!try_colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"}) &&
+         (rematerialise_param(f) || spill_value(f, room, spilled, first_spill_vreg))) {
   }
+  if (!try_colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"})) {
+    // The error names the kernel's own values where they were live, before any spill.
+    IrFunction unspilled = input;
+    remove_dead_writes(unspilled);
+    while (!try_colour(unspilled, {K::kVReg, unspilled.n_vregs, kRegs, "registers"}) && rematerialise_param(unspilled)) {
+    }
+    const RegClass rc{K::kVReg, unspilled.n_vregs, kRegs, "registers"};
+    const int free_words = room.words - spilled * kWarps * kLanes;
+    too_many(unspilled, rc, liveness(unspilled, rc),
+             free_words < kWarps * kLanes
+                 ? fmt::format(" and a spilled value needs {} free memory words ({} are free)", kWarps * kLanes,
+                               std::max(free_words, 0))
+                 : "");
+  }
+  f.spill_words = spilled * kWarps * kLanes;
   std::vector<int> vcol = colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
   std::vector<int> pcol = colour(f, {K::kPred, f.n_preds, kPreds, "predicates"});
   IrFunction out = f;
