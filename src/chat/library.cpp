@@ -184,7 +184,6 @@ KernelArg scalar(std::string name, int64_t v) { return {std::move(name), false, 
 KernelArg float_array(std::string name, std::vector<std::string> decimals) {
   return {std::move(name), true, Ints(decimals.size(), 0), std::move(decimals)};
 }
-KernelArg float_scalar(std::string name, int64_t v) { return {std::move(name), false, {v}, {std::to_string(v)}}; }
 
 Launch one_block(int threads) { return Launch{.grid_x = 1, .grid_y = 1, .block_x = threads, .block_y = 1}; }
 
@@ -277,8 +276,7 @@ PreparedCall prepare_mean(const Call& c) {
 PreparedCall prepare_mean_float(const Call& c) {
   std::vector<std::string> v = reals(c, "values", kMaxValues);
   const int n = static_cast<int>(v.size());
-  PreparedCall p = compile(c, one_block(1), {float_array("values", std::move(v)), zeros("out", 2), scalar("n", n),
-                                             float_scalar("count", n)});
+  PreparedCall p = compile(c, one_block(1), {float_array("values", std::move(v)), zeros("out", 2), scalar("n", n)});
   read_outputs(p, {"out"}, [](const Words& w) {
     return json{{"result", float_word(w[0][1])}, {"sum", float_word(w[0][0])}};
   });
