@@ -413,6 +413,37 @@ extern "C" __global__ void sum4(const float *x, float *y) {
                              R"(0.25,-0.5,1.0,2.0,3.0,-3.0,0.0,-0.0],"y":[-2.75,"nan","nan",15.0]})");  // 3e38 + 1.5 and 3e38 + 5 round to 3e38
 }
 
+// Subs, a mul, an add and two fmas: inlined, and with a shared copy each, they pass the
+// ROM; the third try makes every one a call of the fma's one copy (a + b = fma(a, 1, b),
+// a - b = fma(b, -1, a), a * b = fma(a, b, -0)), and the results are the one-op forms'.
+TEST(FloatSequences, AddSubAndMulCallTheFmaCopyWhenSharedCopiesPassTheRom) {
+  constexpr std::string_view src = R"(
+extern "C" __global__ void mix(const float *p, float *d) {
+  int i = threadIdx.x;
+  float dx = p[3 * i] - p[12], dy = p[3 * i + 1] - p[13], dz = p[3 * i + 2] - p[14];
+  d[i] = fmaf(dx, dx, fmaf(dy, dy, dz * dz)) + dx;
+}
+)";
+  const fs::path cu = fs::temp_directory_path() / fmt::format("qgpu_float_fma_all_{}.cu", getpid());
+  std::ofstream(cu) << src;
+  CompileOptions o{.file = cu.string(), .launch = Launch{.block_x = 4}};
+  for (const char* a : {"p=[1.5,-0,3,-2,1e-45,0.25,0.1,-7,nan,5,-3e38,2,0.5,-0,1]", "d=[0,0,0,0]"})
+    o.args.push_back(parse_kernel_arg(a));
+  const CompiledKernel native = compile_cuda(src, o);
+  o.float_sequences = true;
+  const CompiledKernel all = compile_cuda(src, o);
+  fs::remove(cu);
+  EXPECT_LE(all.program.code.size(), static_cast<size_t>(kBlocks));
+  EXPECT_EQ(std::count_if(all.program.code.begin(), all.program.code.end(), [](const Instr& in) { return in.op == Op::kClz; }),
+            1);  // the fma's copy; an add's or a mul's copy would have its own
+  auto outputs = [](const CompiledKernel& k) {
+    return trace_json(k.program, k.program.launch, run(k.program, k.program.launch), {})["outputs"]["d"].dump();
+  };
+  EXPECT_EQ(outputs(all), outputs(native));
+  // 1 + (0 + 4), 6.25 + (1e-90 + 0.5625) - 2.5, a NaN, and (-3e38)^2's infinity.
+  EXPECT_EQ(outputs(native), R"([6.0,4.3125,"nan","inf"])");
+}
+
 // A CUDA kernel through clang, the compiler and the interpreter: clang fuses a * x + y
 // into fma.rn.f32 (its default contraction, kept), the results are checked by hand.
 TEST(FloatCuda, KernelRunsExactlyOnTheInterpreter) {

@@ -372,10 +372,8 @@ void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const
   out.program = emit(k.name, out.allocated, spilled, o.launch);
 }
 
-// The float arithmetic ops with a sequence that the optimised kernel has more than once
-// (add and sub count as one: sub is add with b's sign flipped). The conversions stay
-// inlined: at 13-18 ops a call's 7 blocks would save little.
-std::set<Op> repeated_float_ops(const PtxModule& m, const PtxFunction& k, LowerEnv env) {
+// How often the optimised kernel has each float op (after fold_fma; sub counts as add).
+std::map<Op, int> float_op_uses(const PtxModule& m, const PtxFunction& k, LowerEnv env) {
   env.float_sequences = false;
   IrFunction f = lower_kernel(m, k, env);
   optimise(f);
@@ -384,12 +382,37 @@ std::set<Op> repeated_float_ops(const PtxModule& m, const PtxFunction& k, LowerE
     const Op op = fold_fma(in).op;
     ++uses[op == Op::kSubF ? Op::kAddF : op];
   }
-  int n = 0;
-  const FreshReg fresh = [&] { return ir_vreg(n++); }, pred = [&] { return ir_pred(n++); };
+  return uses;
+}
+
+// The float arithmetic ops with a sequence that the optimised kernel has more than once
+// (add and sub count as one: sub is add with b's sign flipped). The conversions stay
+// inlined: at 13-18 ops a call's 7 blocks would save little.
+std::set<Op> repeated_float_ops(std::map<Op, int> uses) {
   std::set<Op> out;
   for (Op op : {Op::kAddF, Op::kMulF, Op::kDivF, Op::kSqrtF, Op::kFmaF})
-    if (uses[op] > 1 && expand_float_op({.op = op}, 0, fresh, pred)) out.insert(op);
+    if (uses[op] > 1) out.insert(op);
   return out;
+}
+
+// The second and third tries of compile_ptx, when the inlined sequences pass the ROM (or
+// the registers): one shared copy of each repeated op; then, for a kernel with an fma and
+// an add, sub or mul, the fma's copy for all four (and div's and sqrt's when repeated).
+std::vector<LowerEnv> shared_tries(const PtxModule& m, const PtxFunction& k, const LowerEnv& env) {
+  std::map<Op, int> uses = float_op_uses(m, k, env);
+  std::vector<LowerEnv> tries;
+  LowerEnv shared = env;
+  shared.shared_float_ops = repeated_float_ops(uses);
+  if (!shared.shared_float_ops.empty()) tries.push_back(shared);
+  if (uses[Op::kFmaF] > 0 && uses[Op::kAddF] + uses[Op::kMulF] > 0) {
+    LowerEnv fma = env;
+    fma.fma_for_all = true;
+    fma.shared_float_ops = {Op::kFmaF};
+    for (Op op : {Op::kDivF, Op::kSqrtF})
+      if (uses[op] > 1) fma.shared_float_ops.insert(op);
+    tries.push_back(fma);
+  }
+  return tries;
 }
 
 CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const CompileOptions& o) {
@@ -411,16 +434,19 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
   try {
     finish(out, m, k, l, o);
   } catch (const Error&) {
-    // Inlined, the sequences passed the ROM (or the registers): one shared copy of each
-    // repeated op may fit. If it does not either, the inlined form's error stands.
+    // Inlined, the sequences passed the ROM (or the registers): shared copies may fit
+    // (shared_tries). If none does, the inlined form's error stands.
     if (!o.float_sequences) throw;
-    l.env.shared_float_ops = repeated_float_ops(m, k, l.env);
-    if (l.env.shared_float_ops.empty()) throw;
-    try {
-      finish(out, m, k, l, o);
-    } catch (const Error&) {
+    for (const LowerEnv& env : shared_tries(m, k, l.env)) {
+      Layout shared = l;
+      shared.env = env;
+      try {
+        finish(out, m, k, shared, o);
+        return out;
+      } catch (const Error&) {
+      }
     }
-    if (out.program.code.empty()) throw;
+    throw;
   }
   return out;
 }

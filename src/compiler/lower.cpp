@@ -132,9 +132,27 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
   return true;
 }
 
+namespace {
+
+// add, sub or mul as the fma that computes it exactly (fold_fma's identities, read back):
+// a * 1 and b * -1 are exact, and p + -0 is p for every p, the zeros' signs too.
+IrInstr as_fma(IrInstr in) {
+  constexpr int64_t kOne = 0x3f800000, kMinusOne = 0xbf800000, kMinusZero = 0x80000000;
+  const IrOperand a = in.a, b = in.b;
+  if (in.op == Op::kAddF) in.a = a, in.b = ir_imm(kOne), in.c = b;
+  else if (in.op == Op::kSubF) in.a = b, in.b = ir_imm(kMinusOne), in.c = a;
+  else if (in.op == Op::kMulF) in.c = ir_imm(kMinusZero);
+  else return in;
+  in.op = Op::kFmaF;
+  return in;
+}
+
+}  // namespace
+
 void Lowerer::emit(const PtxInstr& src, IrInstr out) {
   if (env_.float_sequences) {
     out = fold_fma(out);
+    if (env_.fma_for_all) out = as_fma(out);
     if (env_.shared_float_ops.contains(out.op == Op::kSubF ? Op::kAddF : out.op)) return emit_float_call(src, out);
     if (std::optional<std::vector<IrInstr>> seq = expand_float_op(out, static_cast<int>(f_.code.size()), fresh_, fresh_pred_)) {
       seq->back().guard = out.guard;  // a guard the caller set; else the PTX's, as for any op

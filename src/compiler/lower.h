@@ -32,6 +32,9 @@ struct LowerEnv {
   // shared copy after the kernel, called from each use (compile_ptx's second try when the
   // inlined sequences pass the ROM; design.md §3, "Next", item 5).
   std::set<Op> shared_float_ops;
+  // With kFmaF shared: add, sub and mul are calls of the fma's copy too (compile_ptx's third
+  // try): a + b = fma(a, 1, b), a - b = fma(b, -1, a), a * b = fma(a, b, -0), each exact.
+  bool fma_for_all = false;
 };
 
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each
