@@ -470,6 +470,13 @@ TEST(CompileLimits, TooManyRegisters) {
             "the kernel needs more than 15 registers (PTX line 27: 16 live: %r1 %r2 %r3 %r4 %r5 %r6 %r7 %r8 %r9 "
             "%r10 %r11 %r12 %r13 %r14 %r15 %r16) and a spilled value needs 16 free memory words (13 are free); "
             "simplify the kernel, use smaller arrays, or split it into several launches");
+  // 20 live need at least 5 spills; 45 free words hold 2.
+  std::string out80 = "out=[0";
+  for (int i = 1; i < 80; ++i) out80 += ",0";
+  EXPECT_EQ(ptx_error(many_live_values(20), kSignature, options("k.cu", {out80 + "]", "x=0"})),
+            "the kernel needs more than 15 registers (PTX line 31: 20 live: %r1 %r2 %r3 %r4 %r5 %r6 %r7 %r8 %r9 "
+            "%r10 %r11 %r12 %r13 %r14 %r15 %r16 %r17 %r18 %r19 %r20) and memory has room for 2 spilled values of "
+            "the 5 it needs (16 words each); simplify the kernel, use smaller arrays, or split it into several launches");
   // With more words free, values go to memory (two here: where the first is loaded back, the
   // other 15 are still live).
   CompileOptions roomy = options("k.cu", {"out=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]", "x=0"});

@@ -225,6 +225,8 @@ bool spill_value(IrFunction& f, SpillRoom room, int& spilled, int first_spill_vr
   const RegClass rc{K::kVReg, f.n_vregs, kRegs, "registers"};
   std::vector<LiveSet> live_out = liveness(f, rc);
   auto [at, regs] = pressure(f, rc, live_out);
+  // A spill takes at most one value off any instruction's live ones: past the room, fail now.
+  if (std::ssize(regs) - kRegs > (room.words - spilled * kSlotWords) / kSlotWords) return false;
   int pick = -1, longest = 0;
   for (int v : regs) {
     if (v >= first_spill_vreg) continue;  // a spill's own load or store register
@@ -315,12 +317,16 @@ IrFunction allocate_registers(const IrFunction& input, SpillRoom room) {
     while (!try_colour(unspilled, {K::kVReg, unspilled.n_vregs, kRegs, "registers"}) && rematerialise_param(unspilled)) {
     }
     const RegClass rc{K::kVReg, unspilled.n_vregs, kRegs, "registers"};
-    const int free_words = room.words - spilled * kWarps * kLanes;
-    too_many(unspilled, rc, liveness(unspilled, rc),
-             free_words < kWarps * kLanes
-                 ? fmt::format(" and a spilled value needs {} free memory words ({} are free)", kWarps * kLanes,
-                               std::max(free_words, 0))
-                 : "");
+    const std::vector<LiveSet> live = liveness(unspilled, rc);
+    const int slot = kWarps * kLanes, free_words = room.words - spilled * slot;
+    const int needed = static_cast<int>(pressure(unspilled, rc, live).second.size()) - kRegs;
+    std::string why;
+    if (free_words < slot)
+      why = fmt::format(" and a spilled value needs {} free memory words ({} are free)", slot, std::max(free_words, 0));
+    else if (needed > room.words / slot)
+      why = fmt::format(" and memory has room for {} spilled values of the {} it needs ({} words each)",
+                        room.words / slot, needed, slot);
+    too_many(unspilled, rc, live, why);
   }
   f.spill_words = spilled * kWarps * kLanes;
   std::vector<int> vcol = colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
