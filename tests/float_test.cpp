@@ -383,7 +383,30 @@ TEST(FloatText, PrintedFloatsReadBackToTheirBits) {
   }
 }
 
-// Three float adds inlined are about 165 blocks, past the ROM: the compiler's second try
+// A kernel compiled twice, one thread a lane of a 4-lane block: with the one-op forms (as
+// the interpreter runs it) and with the sequences (as the model runs it).
+struct TwoForms {
+  CompiledKernel native, sequences;
+};
+TwoForms compile_both(std::string_view src, std::string_view name, std::initializer_list<const char*> args) {
+  const fs::path cu = fs::temp_directory_path() / fmt::format("qgpu_float_{}_{}.cu", name, getpid());
+  std::ofstream(cu) << src;
+  CompileOptions o{.file = cu.string(), .launch = Launch{.block_x = 4}};
+  for (const char* a : args) o.args.push_back(parse_kernel_arg(a));
+  TwoForms out{.native = compile_cuda(src, o)};
+  o.float_sequences = true;
+  out.sequences = compile_cuda(src, o);
+  fs::remove(cu);
+  return out;
+}
+long clz_count(const CompiledKernel& k) {
+  return std::count_if(k.program.code.begin(), k.program.code.end(), [](const Instr& in) { return in.op == Op::kClz; });
+}
+nlohmann::json interpreter_outputs(const CompiledKernel& k) {
+  return trace_json(k.program, k.program.launch, run(k.program, k.program.launch), {})["outputs"];
+}
+
+// Five float adds inlined are about 275 blocks, past the ROM: the compiler's second try
 // keeps one shared copy of add's sequence (one clz: add's normalising count), called from
 // each use, and the program computes what the one-op forms do.
 TEST(FloatSequences, RepeatedOpsShareOneCopyWhenInlinedTheyPassTheRom) {
@@ -393,24 +416,14 @@ extern "C" __global__ void sum4(const float *x, float *y) {
   y[i] = ((x[i] + x[i + 4]) - (x[i + 8] + x[i + 12])) + (x[i + 16] - x[i + 20]);
 }
 )";
-  const fs::path cu = fs::temp_directory_path() / fmt::format("qgpu_float_share_{}.cu", getpid());
-  std::ofstream(cu) << src;
-  CompileOptions o{.file = cu.string(), .launch = Launch{.block_x = 4}};
-  for (const char* a : {"x=[1.5,-0,nan,1e-45,3e38,-2,0.1,7,3e38,inf,-0.2,-7,-1e-45,-inf,5,1,0.25,-0.5,1,2,3,-3,0,-0]", "y=[0,0,0,0]"})
-    o.args.push_back(parse_kernel_arg(a));
-  const CompiledKernel native = compile_cuda(src, o);
-  o.float_sequences = true;
-  const CompiledKernel shared = compile_cuda(src, o);
-  fs::remove(cu);
-  EXPECT_LE(shared.program.code.size(), static_cast<size_t>(kBlocks));  // five adds inlined pass it
-  EXPECT_EQ(std::count_if(shared.program.code.begin(), shared.program.code.end(),
-                          [](const Instr& in) { return in.op == Op::kClz; }), 1);
-  auto outputs = [](const CompiledKernel& k) {
-    return trace_json(k.program, k.program.launch, run(k.program, k.program.launch), {})["outputs"].dump();
-  };
-  EXPECT_EQ(outputs(shared), outputs(native));
-  EXPECT_EQ(outputs(native), R"({"x":[1.5,-0.0,"nan",1e-45,3e+38,-2.0,0.1,7.0,3e+38,"inf",-0.2,-7.0,-1e-45,"-inf",5.0,1.0,)"
-                             R"(0.25,-0.5,1.0,2.0,3.0,-3.0,0.0,-0.0],"y":[-2.75,"nan","nan",15.0]})");  // 3e38 + 1.5 and 3e38 + 5 round to 3e38
+  const TwoForms k = compile_both(
+      src, "share", {"x=[1.5,-0,nan,1e-45,3e38,-2,0.1,7,3e38,inf,-0.2,-7,-1e-45,-inf,5,1,0.25,-0.5,1,2,3,-3,0,-0]", "y=[0,0,0,0]"});
+  EXPECT_LE(k.sequences.program.code.size(), static_cast<size_t>(kBlocks));  // five adds inlined pass it
+  EXPECT_EQ(clz_count(k.sequences), 1);
+  EXPECT_EQ(interpreter_outputs(k.sequences).dump(), interpreter_outputs(k.native).dump());
+  EXPECT_EQ(interpreter_outputs(k.native).dump(),
+            R"({"x":[1.5,-0.0,"nan",1e-45,3e+38,-2.0,0.1,7.0,3e+38,"inf",-0.2,-7.0,-1e-45,"-inf",5.0,1.0,)"
+            R"(0.25,-0.5,1.0,2.0,3.0,-3.0,0.0,-0.0],"y":[-2.75,"nan","nan",15.0]})");  // 3e38 + 1.5 and 3e38 + 5 round to 3e38
 }
 
 // Subs, a mul, an add and two fmas: inlined, and with a shared copy each, they pass the
@@ -424,24 +437,12 @@ extern "C" __global__ void mix(const float *p, float *d) {
   d[i] = fmaf(dx, dx, fmaf(dy, dy, dz * dz)) + dx;
 }
 )";
-  const fs::path cu = fs::temp_directory_path() / fmt::format("qgpu_float_fma_all_{}.cu", getpid());
-  std::ofstream(cu) << src;
-  CompileOptions o{.file = cu.string(), .launch = Launch{.block_x = 4}};
-  for (const char* a : {"p=[1.5,-0,3,-2,1e-45,0.25,0.1,-7,nan,5,-3e38,2,0.5,-0,1]", "d=[0,0,0,0]"})
-    o.args.push_back(parse_kernel_arg(a));
-  const CompiledKernel native = compile_cuda(src, o);
-  o.float_sequences = true;
-  const CompiledKernel all = compile_cuda(src, o);
-  fs::remove(cu);
-  EXPECT_LE(all.program.code.size(), static_cast<size_t>(kBlocks));
-  EXPECT_EQ(std::count_if(all.program.code.begin(), all.program.code.end(), [](const Instr& in) { return in.op == Op::kClz; }),
-            1);  // the fma's copy; an add's or a mul's copy would have its own
-  auto outputs = [](const CompiledKernel& k) {
-    return trace_json(k.program, k.program.launch, run(k.program, k.program.launch), {})["outputs"]["d"].dump();
-  };
-  EXPECT_EQ(outputs(all), outputs(native));
+  const TwoForms k = compile_both(src, "fma_all", {"p=[1.5,-0,3,-2,1e-45,0.25,0.1,-7,nan,5,-3e38,2,0.5,-0,1]", "d=[0,0,0,0]"});
+  EXPECT_LE(k.sequences.program.code.size(), static_cast<size_t>(kBlocks));
+  EXPECT_EQ(clz_count(k.sequences), 1);  // the fma's copy; an add's or a mul's copy would have its own
+  EXPECT_EQ(interpreter_outputs(k.sequences)["d"].dump(), interpreter_outputs(k.native)["d"].dump());
   // 1 + (0 + 4), 6.25 + (1e-90 + 0.5625) - 2.5, a NaN, and (-3e38)^2's infinity.
-  EXPECT_EQ(outputs(native), R"([6.0,4.3125,"nan","inf"])");
+  EXPECT_EQ(interpreter_outputs(k.native)["d"].dump(), R"([6.0,4.3125,"nan","inf"])");
 }
 
 // A CUDA kernel through clang, the compiler and the interpreter: clang fuses a * x + y
