@@ -30,6 +30,9 @@ struct RegClass {
   const char* name;
 };
 
+// The value registers of f, as a class.
+RegClass value_regs(const IrFunction& f) { return {K::kVReg, f.n_vregs, kRegs, "registers"}; }
+
 using LiveSet = std::vector<bool>;
 
 // live_out[i] for every instruction, for one register class.
@@ -151,7 +154,7 @@ std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
 // the most values are, the one live longest is loaded again right before each of its uses
 // instead (more steps, one register fewer across its range). False when there is none.
 bool rematerialise_param(IrFunction& f) {
-  const RegClass rc{K::kVReg, f.n_vregs, kRegs, "registers"};
+  const RegClass rc = value_regs(f);
   std::vector<LiveSet> live_out = liveness(f, rc);
   std::vector<int> defs(f.n_vregs, 0), param_load(f.n_vregs, -1);
   for (int i = 0; i < static_cast<int>(f.code.size()); ++i) {
@@ -222,7 +225,7 @@ void insert_around(IrFunction& f, const std::function<Around(IrInstr&)>& around)
 bool spill_value(IrFunction& f, SpillRoom room, int& spilled, int first_spill_vreg) {
   constexpr int kSlotWords = kWarps * kLanes;
   if (room.words - spilled * kSlotWords < kSlotWords) return false;
-  const RegClass rc{K::kVReg, f.n_vregs, kRegs, "registers"};
+  const RegClass rc = value_regs(f);
   std::vector<LiveSet> live_out = liveness(f, rc);
   auto [at, regs] = pressure(f, rc, live_out);
   // A spill takes at most one value off any instruction's live ones: past the room, fail now.
@@ -287,7 +290,7 @@ void rename(IrOperand& o, const std::vector<int>& vcol, const std::vector<int>& 
 // which single-definition propagation cannot see.
 void remove_dead_writes(IrFunction& f) {
   for (bool changed = true; changed;) {
-    std::vector<LiveSet> lv = liveness(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
+    std::vector<LiveSet> lv = liveness(f, value_regs(f));
     std::vector<LiveSet> lp = liveness(f, {K::kPred, f.n_preds, kPreds, "predicates"});
     std::vector<bool> keep(f.code.size(), true);
     changed = false;
@@ -300,36 +303,38 @@ void remove_dead_writes(IrFunction& f) {
   }
 }
 
+
+// Too many values live even with what memory could take: the error names the kernel's own
+// values (before any spill) and, when that is why, how many spills memory has room for.
+[[noreturn]] void too_many_values(const IrFunction& unspilled, SpillRoom room, int spilled) {
+  const RegClass rc = value_regs(unspilled);
+  const std::vector<LiveSet> live = liveness(unspilled, rc);
+  const int slot = kWarps * kLanes, free_words = room.words - spilled * slot;
+  const int needed = static_cast<int>(pressure(unspilled, rc, live).second.size()) - kRegs;
+  std::string why;
+  if (free_words < slot)
+    why = fmt::format(" and a spilled value needs {} free memory words ({} are free)", slot, std::max(free_words, 0));
+  else if (needed > room.words / slot)
+    why = fmt::format(" and memory has room for {} spilled values of the {} it needs ({} words each)", room.words / slot,
+                      needed, slot);
+  too_many(unspilled, rc, live, why);
+}
+
 }  // namespace
 
 IrFunction allocate_registers(const IrFunction& input, SpillRoom room) {
   IrFunction f = input;
   remove_dead_writes(f);
+  while (!try_colour(f, value_regs(f)) && rematerialise_param(f)) {
+  }
+  const IrFunction unspilled = f;
   const int first_spill_vreg = f.n_vregs;
   int spilled = 0;
-  while (!try_colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"}) &&
-         (rematerialise_param(f) || spill_value(f, room, spilled, first_spill_vreg))) {
+  while (!try_colour(f, value_regs(f)) && (rematerialise_param(f) || spill_value(f, room, spilled, first_spill_vreg))) {
   }
-  if (!try_colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"})) {
-    // The error names the kernel's own values where they were live, before any spill.
-    IrFunction unspilled = input;
-    remove_dead_writes(unspilled);
-    while (!try_colour(unspilled, {K::kVReg, unspilled.n_vregs, kRegs, "registers"}) && rematerialise_param(unspilled)) {
-    }
-    const RegClass rc{K::kVReg, unspilled.n_vregs, kRegs, "registers"};
-    const std::vector<LiveSet> live = liveness(unspilled, rc);
-    const int slot = kWarps * kLanes, free_words = room.words - spilled * slot;
-    const int needed = static_cast<int>(pressure(unspilled, rc, live).second.size()) - kRegs;
-    std::string why;
-    if (free_words < slot)
-      why = fmt::format(" and a spilled value needs {} free memory words ({} are free)", slot, std::max(free_words, 0));
-    else if (needed > room.words / slot)
-      why = fmt::format(" and memory has room for {} spilled values of the {} it needs ({} words each)",
-                        room.words / slot, needed, slot);
-    too_many(unspilled, rc, live, why);
-  }
+  if (!try_colour(f, value_regs(f))) too_many_values(unspilled, room, spilled);
   f.spill_words = spilled * kWarps * kLanes;
-  std::vector<int> vcol = colour(f, {K::kVReg, f.n_vregs, kRegs, "registers"});
+  std::vector<int> vcol = colour(f, value_regs(f));
   std::vector<int> pcol = colour(f, {K::kPred, f.n_preds, kPreds, "predicates"});
   IrFunction out = f;
   out.n_vregs = kRegs;
