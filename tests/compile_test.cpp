@@ -463,12 +463,14 @@ $L__BB0_2:
   EXPECT_EQ(r.mem["out"], (Values{111, 111, -6, -9}));
 }
 
-// 18 values live across a barrier in each of 16 threads (every lane of every warp resident
-// at once): the allocator spills some to memory words of their own, one per resident lane,
-// and every thread still gets its own values back (a slot shared by two lanes, or a store
-// that a branch into its def's successor reached, would mix them).
-TEST(CompileHandPtx, ValuesPastTheRegistersSpillToWordsOfTheirOwn) {
-  constexpr int kValues = 18;
+// A kernel spill(int *out) of 16 threads (every lane of every warp resident at once) in which
+// thread t keeps `loaded` values, out[i] + t, and then the values `made` computes from
+// special registers alone (each a format string of one PTX op writing {}: %r30 is %tid.x,
+// %r33 %ctaid.x, %r34 %ntid.x) live across a barrier, and stores the hash h = 3 h + value
+// over all of them, in that order, at out[loaded + t]. Returns the launch and the hashes
+// the threads must store.
+std::pair<Launched, Values> live_across_a_barrier(int loaded, const std::vector<std::string>& made,
+                                                  const std::function<uint32_t(int t, size_t m)>& made_value) {
   std::string ptx = R"(.version 6.3
 .target sm_75
 .address_size 64
@@ -477,39 +479,81 @@ TEST(CompileHandPtx, ValuesPastTheRegistersSpillToWordsOfTheirOwn) {
     .param .u64 spill_param_0
 )
 {
-    .reg .b32 %r<40>;
+    .reg .b32 %r<80>;
     .reg .b64 %rd<5>;
 
     ld.param.u64 %rd1, [spill_param_0];
     cvta.to.global.u64 %rd2, %rd1;
     mov.u32 %r30, %tid.x;
+    mov.u32 %r33, %ctaid.x;
+    mov.u32 %r34, %ntid.x;
 )";
-  for (int i = 1; i <= kValues; ++i)
+  std::vector<std::string> values;
+  for (int i = 1; i <= loaded; ++i) {
     ptx += fmt::format("    ld.global.u32 %r{0}, [%rd2+{1}];\n    add.s32 %r{0}, %r{0}, %r30;\n", i, 4 * (i - 1));
+    values.push_back(fmt::format("%r{}", i));
+  }
+  for (size_t m = 0; m < made.size(); ++m) {
+    values.push_back(fmt::format("%r{}", 40 + m));
+    ptx += "    " + fmt::format(fmt::runtime(made[m]), values.back()) + ";\n";
+  }
   ptx += "    bar.sync 0;\n    mov.u32 %r31, 0;\n";
-  for (int i = 1; i <= kValues; ++i) ptx += fmt::format("    mad.lo.s32 %r31, %r31, 3, %r{};\n", i);
-  ptx += R"(    mov.u32 %r32, %tid.x;
+  for (const std::string& v : values) ptx += fmt::format("    mad.lo.s32 %r31, %r31, 3, {};\n", v);
+  ptx += fmt::format(R"(    mov.u32 %r32, %tid.x;
     mul.wide.u32 %rd3, %r32, 4;
     add.s64 %rd4, %rd2, %rd3;
-    st.global.u32 [%rd4+72], %r31;
+    st.global.u32 [%rd4+{}], %r31;
     ret;
-}
-)";
+}}
+)", 4 * loaded);
   std::string out = "out=[";
   Values in, want;
-  for (int i = 0; i < kValues; ++i) in.push_back(7 * i + 1), out += fmt::format("{},", 7 * i + 1);
+  for (int i = 0; i < loaded; ++i) in.push_back(7 * i + 1), out += fmt::format("{},", 7 * i + 1);
   for (int t = 0; t < 16; ++t) {
     uint32_t h = 0;
-    for (int i = 0; i < kValues; ++i) h = 3 * h + static_cast<uint32_t>(in[static_cast<size_t>(i)] + t);
+    for (int i = 0; i < loaded; ++i) h = 3 * h + static_cast<uint32_t>(in[static_cast<size_t>(i)] + t);
+    for (size_t m = 0; m < made.size(); ++m) h = 3 * h + made_value(t, m);
     want.push_back(static_cast<int32_t>(h));
     out += t < 15 ? "0," : "0]";
   }
-  Launched r = run_ptx(ptx, "extern \"C\" __global__ void spill(int *out);", Launch{.block_x = 16}, {out});
+  return {run_ptx(ptx, "extern \"C\" __global__ void spill(int *out);", Launch{.block_x = 16}, {out}), want};
+}
+
+// 18 values live across a barrier in each of 16 threads: the allocator spills some to memory
+// words of their own, one per resident lane, and every thread still gets its own values back
+// (a slot shared by two lanes, or a store that a branch into its def's successor reached,
+// would mix them).
+TEST(CompileHandPtx, ValuesPastTheRegistersSpillToWordsOfTheirOwn) {
+  constexpr int kValues = 18;
+  auto [r, want] = live_across_a_barrier(kValues, {}, {});
   // At least three values go (each reload still needs a register where the others are
   // live, so the allocator may spill more), 16 words each.
   EXPECT_GE(r.k.allocated.spill_words, 3 * 16);
   EXPECT_EQ(r.k.allocated.spill_words % 16, 0);
   EXPECT_EQ(Values(r.mem["out"].begin() + kValues, r.mem["out"].end()), want);
+}
+
+// 14 loaded values and three made of special registers alone live across the barrier: 17,
+// and no spill, since each of the three is one op that can run again before its use (an
+// index like blockIdx.x * blockDim.x + threadIdx.x); every thread's hash is its own.
+TEST(CompileHandPtx, ValuesOfSpecialRegistersAreComputedAgainNotSpilled) {
+  constexpr int kLoaded = 14;
+  const std::vector<std::string> made = {"mul.lo.s32 {}, %r30, 5", "add.s32 {}, %r30, 100",
+                                         "mad.lo.s32 {}, %r33, %r34, %r30"};
+  auto [r, want] = live_across_a_barrier(kLoaded, made, [](int t, size_t m) {
+    return static_cast<uint32_t>(m == 0 ? 5 * t : m == 1 ? t + 100 : t);  // one CUDA block: %ctaid.x is 0
+  });
+  EXPECT_EQ(r.k.allocated.spill_words, 0);
+  // The three ops of special registers run after the barrier, right before their uses.
+  const std::vector<Instr>& code = r.k.program.code;
+  const auto bar = std::find_if(code.begin(), code.end(), [](const Instr& in) { return in.op == Op::kBar; });
+  ASSERT_NE(bar, code.end());
+  EXPECT_EQ(std::count_if(bar, code.end(), [](const Instr& in) {
+              return (in.op == Op::kMulLo && in.a == special(Special::kTidX) && in.imm == 5) ||
+                     (in.op == Op::kAdd && in.a == special(Special::kTidX) && in.imm == 100) ||
+                     (in.op == Op::kMadLo && in.a == special(Special::kCtaidX));
+            }), 3);
+  EXPECT_EQ(Values(r.mem["out"].begin() + kLoaded, r.mem["out"].end()), want);
 }
 
 // The i386-host variant (.address_size 32): cvta.to.global.u32 and 32-bit addresses.

@@ -2,7 +2,8 @@
 // interference graph, and graph colouring (Chaitin-style simplification, colours chosen
 // to match a copy's partner where possible so that the copy disappears). Value registers
 // get r0..r14 and predicates p0..p3. Where more values are live at once, a scalar parameter
-// is loaded again where it is used (rematerialise_param), then a value is spilled to memory
+// is loaded again where it is used, an index made of special registers computed again
+// (rematerialise), then a value is spilled to memory
 // words of its own (spill_value); a kernel that still needs more gets an error naming the
 // PTX line where the most values are live.
 #include "compiler/regalloc.h"
@@ -149,36 +150,50 @@ std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
   too_many(f, rc, liveness(f, rc));
 }
 
-// A scalar parameter's value register, loaded once and live across the kernel, is the one
-// kind of value that can be recomputed anywhere: its word is read-only. Of those live where
-// the most values are, the one live longest is loaded again right before each of its uses
-// instead (more steps, one register fewer across its range). False when there is none.
-bool rematerialise_param(IrFunction& f) {
+// Whether the value an instruction writes can be computed again anywhere: a load of a
+// scalar parameter's word (read-only), or an op of the ALU whose operands are all special
+// registers and immediates (%tid, %ctaid, %ntid, ... are fixed for a thread's life), such as
+// blockIdx.x * blockDim.x + threadIdx.x, one mad.lo. Unguarded, so it writes every time.
+bool recomputable(const IrFunction& f, const IrInstr& in) {
+  if (in.d.kind != K::kVReg || in.guard >= 0) return false;
+  if (in.op == Op::kLd)
+    return in.a.kind == K::kNone &&
+           std::find(f.param_words.begin(), f.param_words.end(), in.offset) != f.param_words.end();
+  if (op_info(in.op).effect != Effect::kValue) return false;
+  for (const IrOperand* o : {&in.a, &in.b, &in.c})
+    if (o->kind != K::kNone && o->kind != K::kSpecial && o->kind != K::kImm) return false;
+  return true;
+}
+
+// A value written once by a recomputable instruction (a scalar parameter's load, an index
+// made of special registers), live across the kernel, needs no register between its uses:
+// of those live where the most values are, the one live longest is computed again right
+// before each of its uses instead (one op a use, against a spill's store and three ops a
+// use; one register fewer across its range). False when there is none.
+bool rematerialise(IrFunction& f) {
   const RegClass rc = value_regs(f);
   std::vector<LiveSet> live_out = liveness(f, rc);
-  std::vector<int> defs(f.n_vregs, 0), param_load(f.n_vregs, -1);
+  std::vector<int> defs(f.n_vregs, 0), def_at(f.n_vregs, -1);
   for (int i = 0; i < static_cast<int>(f.code.size()); ++i) {
     const IrInstr& in = f.code[i];
     if (in.d.kind != K::kVReg) continue;
     ++defs[in.d.index];
-    bool param = in.op == Op::kLd && in.guard < 0 && in.a.kind == K::kNone &&
-                 std::find(f.param_words.begin(), f.param_words.end(), in.offset) != f.param_words.end();
-    if (param) param_load[in.d.index] = i;
+    if (recomputable(f, in)) def_at[in.d.index] = i;
   }
   auto [at, regs] = pressure(f, rc, live_out);
   int pick = -1, longest = 0;
   for (int v : regs) {
-    if (param_load[v] < 0 || defs[v] != 1) continue;
+    if (def_at[v] < 0 || defs[v] != 1) continue;
     int span = 0;
     for (const LiveSet& l : live_out) span += l[v];
     if (span > longest) pick = v, longest = span;
   }
   if (pick < 0) return false;
-  const int64_t word = f.code[param_load[pick]].offset;
+  const IrInstr def = f.code[def_at[pick]];
   std::vector<bool> keep(f.code.size(), true);
-  keep[param_load[pick]] = false;
+  keep[def_at[pick]] = false;
   compact(f, keep);
-  insert_before(f, [&f, pick, word](IrInstr& in) {
+  insert_before(f, [&f, pick, def](IrInstr& in) {
     bool uses = false;
     for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == pick;
     if (!uses) return std::vector<IrInstr>{};
@@ -186,7 +201,9 @@ bool rematerialise_param(IrFunction& f) {
     f.vreg_names.push_back(f.vreg_names[pick] + "'");
     for (IrOperand* o : {&in.a, &in.b, &in.c})
       if (o->kind == K::kVReg && o->index == pick) *o = t;
-    return std::vector<IrInstr>{{.op = Op::kLd, .d = t, .offset = word, .line = in.line}};
+    IrInstr again = def;
+    again.d = t, again.line = in.line;
+    return std::vector<IrInstr>{again};
   });
   return true;
 }
@@ -325,12 +342,12 @@ void remove_dead_writes(IrFunction& f) {
 IrFunction allocate_registers(const IrFunction& input, SpillRoom room) {
   IrFunction f = input;
   remove_dead_writes(f);
-  while (!try_colour(f, value_regs(f)) && rematerialise_param(f)) {
+  while (!try_colour(f, value_regs(f)) && rematerialise(f)) {
   }
   const IrFunction unspilled = f;
   const int first_spill_vreg = f.n_vregs;
   int spilled = 0;
-  while (!try_colour(f, value_regs(f)) && (rematerialise_param(f) || spill_value(f, room, spilled, first_spill_vreg))) {
+  while (!try_colour(f, value_regs(f)) && (rematerialise(f) || spill_value(f, room, spilled, first_spill_vreg))) {
   }
   if (!try_colour(f, value_regs(f))) too_many_values(unspilled, room, spilled);
   f.spill_words = spilled * kWarps * kLanes;
