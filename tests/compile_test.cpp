@@ -745,6 +745,11 @@ extern "C" __global__ void rev_block(const int *x, int *out) {
   EXPECT_EQ(r.mem["out"], want);
   for (int c = 0; c < 4; ++c) EXPECT_EQ(r.mem.count(fmt::format("_ZZ9rev_blockE1s#{}", c)), 1u) << c;
   for (const char* op : {"st.shared.u32", "ld.shared.u32", "bar.sync"}) EXPECT_TRUE(has(r.k.ptx, op)) << op;
+  // `qgpu run --dump blocks` prints the program as .qasm, which assembles back to it, the
+  // copies' names (NAME#k) included.
+  const Program again = assemble(disassemble(r.k.program), "dump.qasm");
+  EXPECT_EQ(again.arrays, r.k.program.arrays);
+  EXPECT_EQ(again.code, r.k.program.code);
 }
 
 // atomicAdd on a __shared__ counter (atom.shared.add.u32), one per block, two waves.

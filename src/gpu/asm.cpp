@@ -42,8 +42,9 @@ std::vector<Line> split_lines(std::string_view text) {
 }
 
 bool is_ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+// '#' for the compiler's copies of a __shared__ array, one per resident CUDA block (s#0, s#1).
 bool is_ident_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$';
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '$' || c == '#';
 }
 
 // A cursor over one line's code, with 1-based columns for diagnostics.
