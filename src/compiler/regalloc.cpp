@@ -150,6 +150,33 @@ std::vector<int> colour(const IrFunction& f, const RegClass& rc) {
   too_many(f, rc, liveness(f, rc));
 }
 
+// Of `regs` (the values live where the most are), the one live longest that `eligible`
+// allows: the one whose register, given up, frees the most instructions. -1 when none is.
+int longest_lived(const std::vector<LiveSet>& live_out, const std::vector<int>& regs,
+                  const std::function<bool(int)>& eligible) {
+  int pick = -1, longest = 0;
+  for (int v : regs) {
+    if (!eligible(v)) continue;
+    int span = 0;
+    for (const LiveSet& l : live_out) span += l[v];
+    if (span > longest) pick = v, longest = span;
+  }
+  return pick;
+}
+
+// Every read of value v in `in` becomes a read of a new register (named v's name and a
+// '), which is returned; nothing when `in` does not read v.
+std::optional<IrOperand> read_from_new_register(IrFunction& f, IrInstr& in, int v) {
+  bool uses = false;
+  for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == v;
+  if (!uses) return std::nullopt;
+  const IrOperand t = ir_vreg(f.n_vregs++);
+  f.vreg_names.push_back(f.vreg_names[v] + "'");
+  for (IrOperand* o : {&in.a, &in.b, &in.c})
+    if (o->kind == K::kVReg && o->index == v) *o = t;
+  return t;
+}
+
 // Whether the value an instruction writes can be computed again anywhere: a load of a
 // scalar parameter's word (read-only), or an op of the ALU whose operands are all special
 // registers and immediates (%tid, %ctaid, %ntid, ... are fixed for a thread's life), such as
@@ -180,29 +207,18 @@ bool rematerialise(IrFunction& f) {
     ++defs[in.d.index];
     if (recomputable(f, in)) def_at[in.d.index] = i;
   }
-  auto [at, regs] = pressure(f, rc, live_out);
-  int pick = -1, longest = 0;
-  for (int v : regs) {
-    if (def_at[v] < 0 || defs[v] != 1) continue;
-    int span = 0;
-    for (const LiveSet& l : live_out) span += l[v];
-    if (span > longest) pick = v, longest = span;
-  }
+  const int pick = longest_lived(live_out, pressure(f, rc, live_out).second,
+                                 [&](int v) { return def_at[v] >= 0 && defs[v] == 1; });
   if (pick < 0) return false;
   const IrInstr def = f.code[def_at[pick]];
   std::vector<bool> keep(f.code.size(), true);
   keep[def_at[pick]] = false;
   compact(f, keep);
   insert_before(f, [&f, pick, def](IrInstr& in) {
-    bool uses = false;
-    for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == pick;
-    if (!uses) return std::vector<IrInstr>{};
-    IrOperand t = ir_vreg(f.n_vregs++);
-    f.vreg_names.push_back(f.vreg_names[pick] + "'");
-    for (IrOperand* o : {&in.a, &in.b, &in.c})
-      if (o->kind == K::kVReg && o->index == pick) *o = t;
+    const std::optional<IrOperand> t = read_from_new_register(f, in, pick);
+    if (!t) return std::vector<IrInstr>{};
     IrInstr again = def;
-    again.d = t, again.line = in.line;
+    again.d = *t, again.line = in.line;
     return std::vector<IrInstr>{again};
   });
   return true;
@@ -247,13 +263,8 @@ bool spill_value(IrFunction& f, SpillRoom room, int& spilled, int first_spill_vr
   auto [at, regs] = pressure(f, rc, live_out);
   // A spill takes at most one value off any instruction's live ones: past the room, fail now.
   if (std::ssize(regs) - kRegs > (room.words - spilled * kSlotWords) / kSlotWords) return false;
-  int pick = -1, longest = 0;
-  for (int v : regs) {
-    if (v >= first_spill_vreg) continue;  // a spill's own load or store register
-    int span = 0;
-    for (const LiveSet& l : live_out) span += l[v];
-    if (span > longest) pick = v, longest = span;
-  }
+  // Not a spill's own load or store register.
+  const int pick = longest_lived(live_out, regs, [first_spill_vreg](int v) { return v < first_spill_vreg; });
   if (pick < 0) return false;
   const int64_t offset = 4 * (room.first_word + spilled * kSlotWords);
   ++spilled;
@@ -273,15 +284,8 @@ bool spill_value(IrFunction& f, SpillRoom room, int& spilled, int first_spill_vr
   };
   insert_around(f, [&](IrInstr& in) {
     Around x;
-    bool uses = false;
-    for (const IrOperand& u : ir_uses(in)) uses |= u.kind == K::kVReg && u.index == pick;
     const bool defines = in.d.kind == K::kVReg && in.d.index == pick && ir_def(in).kind == K::kVReg;
-    if (uses) {
-      const IrOperand t = fresh();
-      x.before = load(t, in.line);
-      for (IrOperand* o : {&in.a, &in.b, &in.c})
-        if (o->kind == K::kVReg && o->index == pick) *o = t;
-    }
+    if (const std::optional<IrOperand> t = read_from_new_register(f, in, pick)) x.before = load(*t, in.line);
     if (defines) {
       IrOperand w = fresh();
       if (in.guard >= 0) {  // the write may not happen: w starts as the value
