@@ -392,13 +392,13 @@ TEST(AsmError, UnknownInstruction) {
 }
 
 TEST(AsmError, NoSuchRegister) {
-  EXPECT_EQ(asm_error("add r15, r1, r2\nexit\n"),
-            "t.qasm:1:5: 'r15' does not exist: a lane has r0..r14\n"
-            "  add r15, r1, r2\n"
+  EXPECT_EQ(asm_error("add r24, r1, r2\nexit\n"),
+            "t.qasm:1:5: 'r24' does not exist: a lane has r0..r23\n"
+            "  add r24, r1, r2\n"
             "      ^");
-  EXPECT_EQ(asm_error("ld r1, [r15+2]\nexit\n"),
-            "t.qasm:1:8: 'r15' does not exist: a lane has r0..r14\n"
-            "  ld r1, [r15+2]\n"
+  EXPECT_EQ(asm_error("ld r1, [r24+2]\nexit\n"),
+            "t.qasm:1:8: 'r24' does not exist: a lane has r0..r23\n"
+            "  ld r1, [r24+2]\n"
             "         ^");
 }
 
@@ -598,7 +598,7 @@ TEST(AsmError, PredicateImmediate) {
 
 TEST(AsmError, SeveralErrorsInOneThrow) {
   EXPECT_EQ(asm_error("frob\n"
-                      "add r0, r15, 1\n"
+                      "add r0, r24, 1\n"
                       "exit\n"
                       "bra nowhere\n"
                       "mov.pred p0, 3\n"
@@ -606,8 +606,8 @@ TEST(AsmError, SeveralErrorsInOneThrow) {
             "t.qasm:1:1: unknown instruction 'frob' (see `qgpu isa`)\n"
             "  frob\n"
             "  ^\n"
-            "t.qasm:2:9: 'r15' does not exist: a lane has r0..r14\n"
-            "  add r0, r15, 1\n"
+            "t.qasm:2:9: 'r24' does not exist: a lane has r0..r23\n"
+            "  add r0, r24, 1\n"
             "          ^\n"
             "t.qasm:4:5: unknown label 'nowhere'\n"
             "  bra nowhere\n"

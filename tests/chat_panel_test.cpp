@@ -66,11 +66,11 @@ TEST(ChatPanel, RendersASmallLaunchExactly) {
       " execute    L4-L13    st for the next lane (lanes L6-L7, mul L8-L10, ALU L11-L13); scheduler too",
       " emit       L14+head  record #13 (body of st or the next step)",
       "-- register file (signed, or a float when written by a .f32 op; - never written) -----------------",
-      "  lane    p0-3  r0  r1  r2  r3  r4  r5  r6  r7  r8  r9 r10 r11 r12 r13 r14",
-      "  w0 l0   -1--   0   0   0   -   -   -   -   -   -   -   -   -   -   -   -",
-      "  w0 l1   ----   1  10  11   -   -   -   -   -   -   -   -   -   -   -   -",
-      "  w0 l2   ----   2  20  22   -   -   -   -   -   -   -   -   -   -   -   -",
-      "  w0 l3   ----   3  30  -7   -   -   -   -   -   -   -   -   -   -   -   -",
+      "  lane    p0-3  r0  r1  r2",  // r0..r23 pass 98 columns: r0 up to the last written
+      "  w0 l0   -1--   0   0   0",
+      "  w0 l1   ----   1  10  11",
+      "  w0 l2   ----   2  20  22",
+      "  w0 l3   ----   3  30  -7",
       "-- memory (words; . unwritten, * written in the last 32 records) ---------------------------------",
       "   0:    1    2    3 -40*    .    .    .    .    .    .    .    .    .    .    .    .",
       " (110 unwritten words in rows not shown)",
@@ -134,6 +134,23 @@ TEST(ChatPanel, BeforeTheFirstStep) {
   EXPECT_EQ(lines[15], " fetch      L0-L1     no step yet");
 }
 
+// The register file's columns: every register where the row fits, else r0 up to the last
+// one written, else the written ones alone.
+TEST(ChatPanel, RegisterColumnsFollowTheWidth) {
+  auto header = [](const PanelSnapshot& s, int width) {
+    for (const std::string& line : render_panel(s, width))
+      if (line.rfind("  lane    p0-3", 0) == 0) return line;
+    return std::string();
+  };
+  PanelSnapshot s = small_snapshot();  // r0, r1, r2 written
+  std::string all = "  lane    p0-3";
+  for (int r = 0; r < kRegs; ++r) all += fmt::format(" {:>3}", fmt::format("r{}", r));
+  EXPECT_EQ(header(s, 14 + 4 * kRegs), all);
+  EXPECT_EQ(header(s, 13 + 4 * kRegs), "  lane    p0-3  r0  r1  r2");
+  s.regs[0][1][kRegs - 2] = 5;
+  EXPECT_EQ(header(s, 60), fmt::format("  lane    p0-3  r0  r1  r2 r{}", kRegs - 2));
+}
+
 TEST(ChatPanel, FloatRegistersAndWordsShowAsFloats) {
   PanelSnapshot s = small_snapshot();
   for (int l = 0; l < kLanes; ++l) s.float_regs[0][l][2] = l != 0;  // lane 0's r2 stays an int
@@ -146,8 +163,8 @@ TEST(ChatPanel, FloatRegistersAndWordsShowAsFloats) {
   const std::vector<std::string> lines = render_panel(s, 98);
   std::string text;
   for (const std::string& l : lines) text += l + "\n";
-  EXPECT_NE(text.find("\n  w0 l1   ----   1  10 1.5   -"), std::string::npos) << text;
-  EXPECT_NE(text.find("\n  w0 l3   ----   3  30  -0   -"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  w0 l1   ----   1  10 1.5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  w0 l3   ----   3  30  -0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\n   0:    1  nan    3 -40*    ."), std::string::npos) << text;
   EXPECT_NE(text.find("(signed, or a float when written by a .f32 op; - never written)"), std::string::npos);
 }

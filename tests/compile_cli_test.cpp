@@ -85,7 +85,7 @@ TEST_F(CompileCli, DumpPtx) {
   EXPECT_NE(r.out.find("%tid.x"), std::string::npos) << r.out;
 }
 
-// IR: numbered machine ops over PTX's registers; after allocation, over r0..r14 and p0..p3.
+// IR: numbered machine ops over PTX's registers; after allocation, over r0..r23 and p0..p3.
 TEST_F(CompileCli, DumpIrAndAlloc) {
   Result ir = qgpu(run(kArgs + " --dump=ir"));
   Result alloc = qgpu(run(kArgs + " --dump=alloc"));

@@ -436,7 +436,7 @@ extern "C" __global__ void hello(int *out) {
   EXPECT_EQ(r.error, joined(want));
 }
 
-// ---- The machine's limits: 15 registers, 4 predicates, 126 words, 256 ROM blocks.
+// ---- The machine's limits: kRegs registers, 4 predicates, 126 words, 256 ROM blocks.
 
 // `n` values loaded from out[], all live across a barrier, then stored back reversed.
 std::string many_live_values(int n) {
@@ -458,45 +458,57 @@ std::string many_live_values(int n) {
   return ptx + "    ret;\n}\n";
 }
 
-// Past 15 live values the allocator spills to memory words of their own (16 a value), so
+// "%r1 %r2 .. %rn", as the register error lists the live values.
+std::string live_list(int n) {
+  std::string out;
+  for (int i = 1; i <= n; ++i) out += fmt::format("{}%r{}", i > 1 ? " " : "", i);
+  return out;
+}
+
+// Past kRegs live values the allocator spills to memory words of their own (16 a value), so
 // the limit is the registers and the free memory together: here `out` leaves 13 words.
 TEST(CompileLimits, TooManyRegisters) {
+  static_assert(kRegs + 5 < 40);  // many_live_values' %r<40>
   std::string out = "out=[0";
   for (int i = 1; i < 112; ++i) out += ",0";
   CompileOptions o = options("k.cu", {out + "]", "x=0"});
-  EXPECT_EQ(compile_ptx(many_live_values(15), kSignature, o).allocated.spill_words, 0);
-  // 16 live after the 16th load (PTX line 27)
-  EXPECT_EQ(ptx_error(many_live_values(16), kSignature, o),
-            "the kernel needs more than 15 registers (PTX line 27: 16 live: %r1 %r2 %r3 %r4 %r5 %r6 %r7 %r8 %r9 "
-            "%r10 %r11 %r12 %r13 %r14 %r15 %r16) and a spilled value needs 16 free memory words (13 are free); "
-            "simplify the kernel, use smaller arrays, or split it into several launches");
-  // 20 live need at least 5 spills; 45 free words hold 2.
+  EXPECT_EQ(compile_ptx(many_live_values(kRegs), kSignature, o).allocated.spill_words, 0);
+  // kRegs + 1 live after that load (PTX line 12 + kRegs)
+  EXPECT_EQ(ptx_error(many_live_values(kRegs + 1), kSignature, o),
+            fmt::format("the kernel needs more than {} registers (PTX line {}: {} live: {}) and a spilled value needs 16 "
+                        "free memory words (13 are free); simplify the kernel, use smaller arrays, or split it into "
+                        "several launches",
+                        kRegs, 12 + kRegs, kRegs + 1, live_list(kRegs + 1)));
+  // kRegs + 5 live need at least 5 spills; 45 free words hold 2.
   std::string out80 = "out=[0";
   for (int i = 1; i < 80; ++i) out80 += ",0";
-  EXPECT_EQ(ptx_error(many_live_values(20), kSignature, options("k.cu", {out80 + "]", "x=0"})),
-            "the kernel needs more than 15 registers (PTX line 31: 20 live: %r1 %r2 %r3 %r4 %r5 %r6 %r7 %r8 %r9 "
-            "%r10 %r11 %r12 %r13 %r14 %r15 %r16 %r17 %r18 %r19 %r20) and memory has room for 2 spilled values of "
-            "the 5 it needs (16 words each); simplify the kernel, use smaller arrays, or split it into several launches");
+  EXPECT_EQ(ptx_error(many_live_values(kRegs + 5), kSignature, options("k.cu", {out80 + "]", "x=0"})),
+            fmt::format("the kernel needs more than {} registers (PTX line {}: {} live: {}) and memory has room for 2 "
+                        "spilled values of the 5 it needs (16 words each); simplify the kernel, use smaller arrays, or "
+                        "split it into several launches",
+                        kRegs, 16 + kRegs, kRegs + 5, live_list(kRegs + 5)));
   // With more words free, values go to memory (two here: where the first is loaded back, the
-  // other 15 are still live).
-  CompileOptions roomy = options("k.cu", {"out=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]", "x=0"});
-  EXPECT_EQ(compile_ptx(many_live_values(16), kSignature, roomy).allocated.spill_words, 32);
+  // other kRegs are still live).
+  CompileOptions roomy = options("k.cu", {"out=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]", "x=0"});
+  EXPECT_EQ(compile_ptx(many_live_values(kRegs + 1), kSignature, roomy).allocated.spill_words, 32);
 }
 
 TEST(CompileLimits, TooManyRegistersFromCuda) {
+  const int n = kRegs + 5;
   std::string v = "a=[0", load, store;
   for (int i = 1; i < 120; ++i) v += fmt::format(",{}", i);  // 6 words free: no value can spill
-  for (int i = 0; i < 20; ++i) load += fmt::format("  int v{} = a[{}];\n", i, i);
-  for (int i = 0; i < 20; ++i) store += fmt::format("  a[{}] = v{};\n", 19 - i, i);
+  for (int i = 0; i < n; ++i) load += fmt::format("  int v{} = a[{}];\n", i, i);
+  for (int i = 0; i < n; ++i) store += fmt::format("  a[{}] = v{};\n", n - 1 - i, i);
   std::string src =
       "extern \"C\" __global__ void regs(int *a) {\n" + load + "  __syncthreads();\n" + store + "}\n";
   CudaResult r = compile_error(src, {v + "]"});
   std::smatch m;
-  std::regex message("the kernel needs more than 15 registers \\(PTX line (\\d+): (\\d+) live:( %r\\d+)+\\) and a "
-                     "spilled value needs 16 free memory words \\(6 are free\\); simplify the kernel, use smaller "
-                     "arrays, or split it into several launches");
+  std::regex message(fmt::format("the kernel needs more than {} registers \\(PTX line (\\d+): (\\d+) live:( %r\\d+)+\\) "
+                                 "and a spilled value needs 16 free memory words \\(6 are free\\); simplify the kernel, "
+                                 "use smaller arrays, or split it into several launches",
+                                 kRegs));
   ASSERT_TRUE(std::regex_match(r.error, m, message)) << r.error;
-  EXPECT_GE(std::stoi(m[2]), 16);
+  EXPECT_GE(std::stoi(m[2]), kRegs + 1);
 }
 
 TEST(CompileLimits, TooManyPredicates) {

@@ -519,12 +519,13 @@ std::pair<Launched, Values> live_across_a_barrier(int loaded, const std::vector<
   return {run_ptx(ptx, "extern \"C\" __global__ void spill(int *out);", Launch{.block_x = 16}, {out}), want};
 }
 
-// 18 values live across a barrier in each of 16 threads: the allocator spills some to memory
+// kRegs + 3 values live across a barrier in each of 16 threads: the allocator spills some to memory
 // words of their own, one per resident lane, and every thread still gets its own values back
 // (a slot shared by two lanes, or a store that a branch into its def's successor reached,
 // would mix them).
 TEST(CompileHandPtx, ValuesPastTheRegistersSpillToWordsOfTheirOwn) {
-  constexpr int kValues = 18;
+  constexpr int kValues = kRegs + 3;
+  static_assert(kValues < 30);  // live_across_a_barrier's %r30
   auto [r, want] = live_across_a_barrier(kValues, {}, {});
   // At least three values go (each reload still needs a register where the others are
   // live, so the allocator may spill more), 16 words each.
@@ -533,11 +534,12 @@ TEST(CompileHandPtx, ValuesPastTheRegistersSpillToWordsOfTheirOwn) {
   EXPECT_EQ(Values(r.mem["out"].begin() + kValues, r.mem["out"].end()), want);
 }
 
-// 14 loaded values and three made of special registers alone live across the barrier: 17,
-// and no spill, since each of the three is one op that can run again before its use (an
-// index like blockIdx.x * blockDim.x + threadIdx.x); every thread's hash is its own.
+// kRegs - 1 loaded values and three made of special registers alone live across the
+// barrier: kRegs + 2, and no spill, since each of the three is one op that can run again
+// before its use (an index like blockIdx.x * blockDim.x + threadIdx.x); every thread's hash
+// is its own.
 TEST(CompileHandPtx, ValuesOfSpecialRegistersAreComputedAgainNotSpilled) {
-  constexpr int kLoaded = 14;
+  constexpr int kLoaded = kRegs - 1;
   const std::vector<std::string> made = {"mul.lo.s32 {}, %r30, 5", "add.s32 {}, %r30, 100",
                                          "mad.lo.s32 {}, %r33, %r34, %r30"};
   auto [r, want] = live_across_a_barrier(kLoaded, made, [](int t, size_t m) {

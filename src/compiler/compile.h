@@ -8,7 +8,7 @@
 //   lower      PTX -> IR: 64-bit addresses by the low-32 rule, calls inlined
 //   optimise   constant and copy propagation, address folding, dead code
 //   legalise   at most one immediate per instruction
-//   allocate   virtual registers -> r0..r14, predicates -> p0..p3
+//   allocate   virtual registers -> r0..r23, predicates -> p0..p3
 //   emit       one instruction per ROM block
 #pragma once
 

@@ -1,7 +1,7 @@
 // Register allocation: liveness over the instruction-level control-flow graph, an
 // interference graph, and graph colouring (Chaitin-style simplification, colours chosen
 // to match a copy's partner where possible so that the copy disappears). Value registers
-// get r0..r14 and predicates p0..p3. Where more values are live at once, a scalar parameter
+// get r0..r23 and predicates p0..p3. Where more values are live at once, a scalar parameter
 // is loaded again where it is used, an index made of special registers computed again
 // (rematerialise), then a value is spilled to memory
 // words of its own (spill_value); a kernel that still needs more gets an error naming the

@@ -1,4 +1,4 @@
-// Virtual registers -> the machine's r0..r14 and p0..p3.
+// Virtual registers -> the machine's r0..r23 and p0..p3.
 #pragma once
 
 #include "compiler/ir.h"

@@ -148,7 +148,7 @@ bool runnable(const MachineState& s, int w, int j) {
 void write_reg(MachineState& s, int w, int j, Operand d, uint32_t v) {
   CHECK(d.kind == OperandKind::kReg);
   s.lane[w][j].r[d.index] = v;
-  s.lane[w][j].r_written |= 1 << d.index;
+  s.lane[w][j].r_written |= 1u << d.index;
 }
 
 void start_wave(MachineState& s, int wave) {

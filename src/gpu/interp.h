@@ -25,7 +25,8 @@ struct LaneState {
   uint8_t bar_flag = 0;             // waiting at the barrier iff != its CUDA block's parity
   std::array<uint32_t, kRegs> r{};
   std::array<bool, kPreds> p{};
-  uint16_t r_written = 0;           // bit i: r_i written during this wave
+  uint32_t r_written = 0;           // bit i: r_i written during this wave
+  static_assert(kRegs <= 32);
   uint8_t p_written = 0;            // bit i: p_i written during this wave
 
   friend bool operator==(const LaneState&, const LaneState&) = default;

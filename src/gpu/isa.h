@@ -16,7 +16,7 @@ namespace qgpu {
 // ---- Machine constants (the floor from the spec, or more where it stays cheap in weights).
 inline constexpr int kLanes = 4;              // lanes per warp
 inline constexpr int kWarps = 4;              // resident warps (16 threads)
-inline constexpr int kRegs = 15;              // general 32-bit registers per lane: r0..r14
+inline constexpr int kRegs = 24;              // general 32-bit registers per lane: r0..r23
 inline constexpr int kPreds = 4;              // predicate registers per lane: p0..p3
 inline constexpr int kBlocks = 256;           // program ROM: one instruction per block
 inline constexpr int kMemWords = 126;         // global memory, 32-bit words
@@ -239,6 +239,9 @@ constexpr Operand imm() { return {OperandKind::kImm, 0}; }
 // Field codes: every operand field (d, a, b, c) is one small integer in the ROM and in
 // the program-image tokens. 0 = none, then registers, predicates, specials, imm.
 inline constexpr int kFieldCodes = 1 + kRegs + kPreds + kNumSpecials + 1;
+inline constexpr int kPredCode = 1 + kRegs;             // field code of p0
+inline constexpr int kSpecialCode = kPredCode + kPreds;  // field code of Special 0
+inline constexpr int kImmCode = kFieldCodes - 1;         // field code of the immediate
 int field_code(Operand o);
 Operand operand_from_code(int code);  // CHECKs the range
 

@@ -273,10 +273,10 @@ Found compare_next_lane(const lift::Layout& l, const MachineState& st, std::span
   for (auto [port, code] : ports) {
     std::optional<uint32_t> want = 0u;
     if (lane < kLanes) {
-      if (code == 31) want = slot.imm;
+      if (code == kImmCode) want = slot.imm;
       else if (code >= 1 && code <= kRegs + kPreds) want = lane_value(st.lane[held_step(st).x][lane], code);
-      else if (code >= 20 && code < 31) {
-        Special sp = static_cast<Special>(code - 20);
+      else if (code >= kSpecialCode && code < kImmCode) {
+        Special sp = static_cast<Special>(code - kSpecialCode);
         if ((sp == Special::kCtaidX || sp == Special::kCtaidY) && st.launch.grid_y > 1 && st.launch.grid_x > 16)
           continue;
         want = special_value(st, held_step(st).x, lane, sp);

@@ -25,7 +25,7 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
 // the last block, no lanes).
 Rec read_step(const engine::Model& m, const engine::State& s);
 
-// Register `code` (field code: 1..15 r0..r14, 16..19 p0..p3, a predicate read as 0 or 1) of
+// Register `code` (field code: 1..24 r0..r23, 25..28 p0..p3, a predicate read as 0 or 1) of
 // a lane, from the register file's four replicas (one per read port), which must agree;
 // nullopt when the slot was never written.
 std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code);

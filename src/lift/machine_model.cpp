@@ -79,8 +79,8 @@ void state_fields(Layout& l) {
   // L1's reads: the fetch.
   l.add("f_op", kFx, B(A(1)));     // op + 1, 0 = empty block
   l.add("f_guard", 9, C(A(1), M(2), 1));
-  l.add("f_d", 32, C(A(1), M(2), 1));
-  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, 32, C(A(1), f[2] == 'c' ? M(6) : M(7), 1));  // the compares, mw (L7) read f_a, f_b
+  l.add("f_d", kSpecialCode, C(A(1), M(2), 1));  // a register or a predicate
+  for (const char* f : {"f_a", "f_b", "f_c"}) l.add(f, kFieldCodes, C(A(1), f[2] == 'c' ? M(6) : M(7), 1));  // the compares, mw (L7) read f_a, f_b
   l.add("f_imm", 128, C(A(1), M(11), 8));
   // L0's reads and L1's MLP: the launch (stage_launch.cpp).
   for (const char* f : {"h_gx", "h_gy", "h_bx", "h_by"}) l.add(f, 32, C(A(0), M(7), 2));  // hi 16 | lo 16
@@ -300,7 +300,8 @@ std::vector<int> machine_hots() {
 
 engine::Config machine_config() {
   engine::Config c;
-  // The fields' placement (machine_layout(): 2,564 dims since the ROM went from 128 to
+  // The fields' placement (machine_layout(): 2,592 since a lane has 24 registers, not 15
+  // (f_a, f_b and f_c: 41 field codes, not 32), 2,564 since the ROM went from 128 to
   // 256 blocks (a lane's PC took a bit, the step's lo digit 16 entries), 2,525 since the
   // ROM's op codes went from 64 to 96 for the binary32 ops, 2,493 before; 7,808 on 13
   // layers before issue 24), rounded up to 32 (the engine's bf16 vector width).

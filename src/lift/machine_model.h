@@ -15,7 +15,7 @@
 //             each): written by the image, read at the step's block (the fetch) at every
 //             token
 //   L2  GDN   the register file: 16 heads = 4 read ports (a, b, c, guard) x 4 lanes,
-//             slots warp x 19 (r0..r14, p0..p3) and the null slot 126; a value record
+//             slots warp x 28 (r0..r23, p0..p3) and the null slot 126; a value record
 //             writes register d of the lanes its tag names, `pred` the predicate d of its
 //             lanes; every token reads the step's operands for the lanes of its mask
 //   L1  MLP   the launch: threads, the grid's block count (stage_launch.cpp)
@@ -110,7 +110,8 @@ inline constexpr int kHeaderLayer = kControlLayer;
 inline constexpr int kLaunchLayer = 1;
 inline constexpr int kRegisterLayer = 2;
 inline constexpr int kPorts = 4;  // a, b, c, guard
-inline constexpr int kSlotsPerWarp = 19;  // r0..r14, p0..p3: slot = field code - 1
+inline constexpr int kSlotsPerWarp = kRegs + kPreds;  // registers, predicates: slot = field code - 1
+static_assert(kWarps * kSlotsPerWarp <= 126);     // one head's keys (dk 128), the null slot 126 apart
 constexpr int register_head(int port, int lane) { return 4 * port + lane; }
 constexpr int register_slot(int warp, int code) { return warp * kSlotsPerWarp + code - 1; }
 // The register reads of ports a, b, c (ra{l}, rb{l}, rc{l}; read last by the lane ops) are

@@ -70,7 +70,7 @@ void uniform_rules(Net& n, Mlp& m) {
       // The field is one of `codes`: veto every other code.
       auto only = [&](int lo, int hi) {
         std::vector<int> v = base_veto;
-        for (int c = 0; c < 32; ++c)
+        for (int c = 0; c < kFieldCodes; ++c)
           if (c < lo || c > hi) v.push_back(n.dim(fields[p], c));
         return v;
       };
@@ -83,13 +83,13 @@ void uniform_rules(Net& n, Mlp& m) {
         m.step(mine_minus_nl, 1 - offset, veto, outs_);
         m.step(neg, 1 + offset, veto, outs_);
       };
-      for (int g = 0; g < 8; ++g) {  // registers and predicates (codes 1..19)
+      for (int g = 0; g < 8; ++g) {  // registers and predicates (codes 1 .. kSpecialCode - 1)
         std::vector<Term> terms = nibble_bits(n, reads[p] + s, g, 1);
         terms.push_back(nibble(n, outs[p], g, -1));
-        differs(terms, g, only(1, 19), 0);
+        differs(terms, g, only(1, kSpecialCode - 1), 0);
       }
-      const int tid_x = 20 + static_cast<int>(Special::kTidX), tid_y = 20 + static_cast<int>(Special::kTidY);
-      const int lane_id = 20 + static_cast<int>(Special::kLaneid);
+      const int tid_x = kSpecialCode + static_cast<int>(Special::kTidX), tid_y = kSpecialCode + static_cast<int>(Special::kTidY);
+      const int lane_id = kSpecialCode + static_cast<int>(Special::kLaneid);
       differs({small(n, "tidx" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_x, tid_x), 0);
       differs({small(n, "tidy" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_y, tid_y), 0);
       differs({nibble(n, outs[p], 0, -1)}, 0, only(lane_id, lane_id), lane);

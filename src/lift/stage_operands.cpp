@@ -33,8 +33,6 @@ namespace {
 
 using Lit = Mlp::Literal;
 
-constexpr int kImmCode = 31;
-constexpr int kSpecialCode = 20;  // field code of Special 0; the specials are 20..30
 int special_code(Special s) { return kSpecialCode + static_cast<int>(s); }
 
 // Threads 4k + 1 .. 4k + 4 (thr 4k .. 4k + 3): k + 1 warps per CUDA block.

@@ -34,7 +34,7 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-int code_of(Special s) { return 20 + static_cast<int>(s); }
+int code_of(Special s) { return kSpecialCode + static_cast<int>(s); }
 
 // Where a lane's operand comes from, for nibble g.
 enum class Source { kRegister, kShared, kTidX, kTidY, kLane };
@@ -44,8 +44,8 @@ enum class Source { kRegister, kShared, kTidX, kTidY, kLane };
 bool in_class(Source c, int code, int g) {
   const bool per_lane = code == code_of(Special::kTidX) || code == code_of(Special::kTidY) || code == code_of(Special::kLaneid);
   switch (c) {
-    case Source::kRegister: return code >= 1 && code <= 19;
-    case Source::kShared: return !(code >= 1 && code <= 19) && !per_lane;
+    case Source::kRegister: return code >= 1 && code < kSpecialCode;
+    case Source::kShared: return !(code >= 1 && code < kSpecialCode) && !per_lane;
     case Source::kTidX: return g > 0 ? per_lane : code == code_of(Special::kTidX);
     case Source::kTidY: return code == code_of(Special::kTidY);
     case Source::kLane: return code == code_of(Special::kLaneid);
@@ -86,7 +86,7 @@ Operand operand(Net& n, int lane, int port, int g, Source c, int sign, bool top_
 
 std::vector<int> veto_unless(Net& n, int port, Source c, int g) {
   std::vector<int> v;
-  for (int code = 0; code < 32; ++code)
+  for (int code = 0; code < kFieldCodes; ++code)
     if (!in_class(c, code, g)) v.push_back(n.dim(port == 0 ? "f_a" : "f_b", code));
   return v;
 }

@@ -111,8 +111,8 @@ void build_fetch(Net& n) {
 // The register (or predicate) slot a port's field code reads; -1 for none, a special or
 // the immediate (they read the null slot).
 int port_slot_code(int port, int code) {
-  if (port == 3) return code >= 1 && code <= 8 ? 16 + (code - 1) % 4 : -1;  // @pN / @!pN
-  return code >= 1 && code <= 19 ? code : -1;
+  if (port == 3) return code >= 1 && code < kGuardCodes ? kPredCode + (code - 1) % kPreds : -1;  // @pN / @!pN
+  return code >= 1 && code < kSpecialCode ? code : -1;
 }
 
 // L2 head (port, lane): writes register d of the step's warp when the consumed value's
