@@ -1,4 +1,5 @@
-// mandelbrot_float: iters[p] = escape iteration count (at most 24) of c = (-2 + 0.5 x, -1 + 0.5 y) over a 6x5 pixel grid, in float
+// mandelbrot_float: iters[p] = escape iteration count (at most 24) of c = (-2 + 0.5 x, -1 + 0.5 y) over a grid of pixels (a row of 4, 6x5, 4x4), in float
+// run: --grid 1,1 --block 4,1 --arg iters=[0,0,0,0] --arg w=4
 // run: --grid 2,1 --block 3,5 --arg iters=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0] --arg w=6
 // run: --grid 1,2 --block 4,2 --arg iters=[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0] --arg w=4
 // |z|^2 and z^2's parts are products rounded on their own (__fmul_rn, __fadd_rn); the new
