@@ -66,7 +66,7 @@ TEST(ChatPanel, RendersASmallLaunchExactly) {
       " execute    L4-L13    st for the next lane (lanes L6-L7, mul L8-L10, ALU L11-L13); scheduler too",
       " emit       L14+head  record #13 (body of st or the next step)",
       "-- register file (signed, or a float when written by a .f32 op; - never written) -----------------",
-      "  lane    p0-3  r0  r1  r2",  // r0..r23 pass 98 columns: r0 up to the last written
+      "  lane    p0-3  r0  r1  r2",  // r0..r23 pass 98 columns: the written ones
       "  w0 l0   -1--   0   0   0",
       "  w0 l1   ----   1  10  11",
       "  w0 l2   ----   2  20  22",
@@ -134,9 +134,9 @@ TEST(ChatPanel, BeforeTheFirstStep) {
   EXPECT_EQ(lines[15], " fetch      L0-L1     no step yet");
 }
 
-// The register file's columns: every register where the row fits, else r0 up to the last
-// one written, else the written ones alone.
-TEST(ChatPanel, RegisterColumnsFollowTheWidth) {
+// The register file's columns: every register where the row fits, else the written ones
+// (NarrowPanelsShowOnlyWrittenRegisters).
+TEST(ChatPanel, EveryRegisterWhereTheRowFits) {
   auto header = [](const PanelSnapshot& s, int width) {
     for (const std::string& line : render_panel(s, width))
       if (line.rfind("  lane    p0-3", 0) == 0) return line;
@@ -146,9 +146,8 @@ TEST(ChatPanel, RegisterColumnsFollowTheWidth) {
   std::string all = "  lane    p0-3";
   for (int r = 0; r < kRegs; ++r) all += fmt::format(" {:>3}", fmt::format("r{}", r));
   EXPECT_EQ(header(s, 14 + 4 * kRegs), all);
-  EXPECT_EQ(header(s, 13 + 4 * kRegs), "  lane    p0-3  r0  r1  r2");
-  s.regs[0][1][kRegs - 2] = 5;
-  EXPECT_EQ(header(s, 60), fmt::format("  lane    p0-3  r0  r1  r2 r{}", kRegs - 2));
+  s.regs[0][1][kRegs - 1] = 5;
+  EXPECT_EQ(header(s, 13 + 4 * kRegs), fmt::format("  lane    p0-3  r0  r1  r2 r{}", kRegs - 1));
 }
 
 TEST(ChatPanel, FloatRegistersAndWordsShowAsFloats) {

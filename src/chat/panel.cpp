@@ -268,12 +268,8 @@ std::vector<std::string> registers(const PanelSnapshot& s, int width) {
         }
     if (any) written.push_back(r);
   }
-  // Every register where the row fits, else r0 up to the last one written, else the
-  // written ones alone.
-  const int last = written.empty() ? 0 : written.back() + 1;
-  auto fits = [&](int regs) { return 14 + regs * (cell + 1) <= width; };  // "  w0 l0   p0-3" then the cells
-  if (fits(kRegs) || fits(last)) {
-    for (int r = 0; r < (fits(kRegs) ? kRegs : last); ++r) shown.push_back(r);
+  if (14 + kRegs * (cell + 1) <= width) {  // "  w0 l0   p0-3" then the cells
+    for (int r = 0; r < kRegs; ++r) shown.push_back(r);
   } else {
     shown = written;
   }
