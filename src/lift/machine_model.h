@@ -111,7 +111,6 @@ inline constexpr int kLaunchLayer = 1;
 inline constexpr int kRegisterLayer = 2;
 inline constexpr int kPorts = 4;  // a, b, c, guard
 inline constexpr int kSlotsPerWarp = kRegs + kPreds;  // registers, predicates: slot = field code - 1
-static_assert(kWarps * kSlotsPerWarp <= 126);     // one head's keys (dk 128), the null slot 126 apart
 constexpr int register_head(int port, int lane) { return 4 * port + lane; }
 constexpr int register_slot(int warp, int code) { return warp * kSlotsPerWarp + code - 1; }
 // The register reads of ports a, b, c (ra{l}, rb{l}, rc{l}; read last by the lane ops) are
@@ -160,6 +159,7 @@ inline constexpr int kEmitValue = 0, kEmitMid1 = 1, kEmitMid2 = 2, kEmitTail = 3
                      kEmitSt = 6, kEmitBar = 7, kEmitSched = 8, kEmitWave = 9, kEmitEnd = 10, kEmitFamilies = 11;
 
 inline constexpr int kNullSlot = 126;  // written by `begin` with the word 0 (memory, registers)
+static_assert(kWarps * kSlotsPerWarp <= kNullSlot);  // the register slots, apart from the null slot
 // `begin` writes the null step (warp 0, the last block, no lanes) and clears that ROM
 // block, so before the first `sched` the fetch reads a valid empty block.
 inline constexpr int kNullBlock = kBlocks - 1;

@@ -88,8 +88,8 @@ void uniform_rules(Net& n, Mlp& m) {
         terms.push_back(nibble(n, outs[p], g, -1));
         differs(terms, g, only(1, kSpecialCode - 1), 0);
       }
-      const int tid_x = kSpecialCode + static_cast<int>(Special::kTidX), tid_y = kSpecialCode + static_cast<int>(Special::kTidY);
-      const int lane_id = kSpecialCode + static_cast<int>(Special::kLaneid);
+      const int tid_x = field_code(special(Special::kTidX)), tid_y = field_code(special(Special::kTidY));
+      const int lane_id = field_code(special(Special::kLaneid));
       differs({small(n, "tidx" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_x, tid_x), 0);
       differs({small(n, "tidy" + s, 1), nibble(n, outs[p], 0, -1)}, 0, only(tid_y, tid_y), 0);
       differs({nibble(n, outs[p], 0, -1)}, 0, only(lane_id, lane_id), lane);

@@ -33,8 +33,6 @@ namespace {
 
 using Lit = Mlp::Literal;
 
-int special_code(Special s) { return kSpecialCode + static_cast<int>(s); }
-
 // Threads 4k + 1 .. 4k + 4 (thr 4k .. 4k + 3): k + 1 warps per CUDA block.
 Lit thr_class(Net& n, int k) { return n.dims("thr", 4 * k, 4); }
 
@@ -225,7 +223,7 @@ struct LaneRef {
 void special_rules(Net& n, Mlp& m, const char* field, const char* out, const LaneRef& ref) {
   auto code = [&](Special s) {
     std::vector<Lit> lits = ref.base;
-    lits.push_back({n.dim(field, special_code(s))});
+    lits.push_back({n.dim(field, field_code(special(s)))});
     return lits;
   };
   auto with = [](std::vector<Lit> lits, std::initializer_list<Lit> more) {

@@ -34,21 +34,20 @@ using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 using Out = Mlp::Out;
 
-int code_of(Special s) { return kSpecialCode + static_cast<int>(s); }
-
 // Where a lane's operand comes from, for nibble g.
 enum class Source { kRegister, kShared, kTidX, kTidY, kLane };
 
 // The field codes of a source class (at nibble g > 0 the per-lane specials are 0: one
 // class "kTidX" stands for all three there, contributing nothing).
 bool in_class(Source c, int code, int g) {
-  const bool per_lane = code == code_of(Special::kTidX) || code == code_of(Special::kTidY) || code == code_of(Special::kLaneid);
+  auto is = [code](Special s) { return code == field_code(special(s)); };
+  const bool per_lane = is(Special::kTidX) || is(Special::kTidY) || is(Special::kLaneid);
   switch (c) {
     case Source::kRegister: return code >= 1 && code < kSpecialCode;
     case Source::kShared: return !(code >= 1 && code < kSpecialCode) && !per_lane;
-    case Source::kTidX: return g > 0 ? per_lane : code == code_of(Special::kTidX);
-    case Source::kTidY: return code == code_of(Special::kTidY);
-    case Source::kLane: return code == code_of(Special::kLaneid);
+    case Source::kTidX: return g > 0 ? per_lane : is(Special::kTidX);
+    case Source::kTidY: return is(Special::kTidY);
+    case Source::kLane: return is(Special::kLaneid);
   }
   return false;
 }
