@@ -1,5 +1,5 @@
 # Writes OUT: a C++ file with every header of DIR as a string, for cuda_headers().
-file(GLOB headers RELATIVE ${DIR} ${DIR}/*.h)
+file(GLOB_RECURSE headers RELATIVE ${DIR} ${DIR}/*.h)
 list(SORT headers)
 set(body "")
 foreach(h ${headers})

@@ -37,23 +37,10 @@ namespace {
 
 using namespace engine;
 
-std::pair<int, int> dims(const std::string& s) {
-  const size_t comma = s.find(',');
-  if (comma == std::string::npos) return {std::stoi(s), 1};
-  return {std::stoi(s.substr(0, comma)), std::stoi(s.substr(comma + 1))};
-}
-
-// A case's `qgpu run` arguments (--kernel, --grid, --block, --arg; no quoting in the corpus).
+// A case's `qgpu run` arguments.
 CompileOptions options(const std::string& file, const std::string& run) {
   CompileOptions o{.file = file, .float_sequences = true};  // the program `qgpu run --engine model` runs
-  std::istringstream in(run);
-  for (std::string flag, value; in >> flag >> value;) {
-    if (flag == "--kernel") o.kernel = value;
-    else if (flag == "--grid") std::tie(o.launch.grid_x, o.launch.grid_y) = dims(value);
-    else if (flag == "--block") std::tie(o.launch.block_x, o.launch.block_y) = dims(value);
-    else if (flag == "--arg") o.args.push_back(parse_kernel_arg(value));
-    else ADD_FAILURE() << file << ": unknown flag " << flag << " in " << run;
-  }
+  parse_launch_options(split_run_line(run), o, file);
   return o;
 }
 

@@ -60,12 +60,6 @@ struct Forced {
 };
 
 // "--grid 3 --block 4,2" -> {3, 1} or {4, 2}.
-inline std::pair<int, int> dims_of(const std::string& text) {
-  size_t comma = text.find(',');
-  if (comma == std::string::npos) return {std::stoi(text), 1};
-  return {std::stoi(text.substr(0, comma)), std::stoi(text.substr(comma + 1))};
-}
-
 // Case `index` of corpus kernel `name` (its `// run:` lines), compiled and run by the
 // interpreter, as a teacher-forced launch.
 inline Forced corpus_forced(const std::string& name, int index) {
@@ -77,13 +71,7 @@ inline Forced corpus_forced(const std::string& name, int index) {
     if (line.rfind("// run: ", 0) == 0 && seen++ == index) run = line.substr(8);
   EXPECT_FALSE(run.empty()) << name << " has no case " << index;
   CompileOptions o{.file = path};
-  std::istringstream words(run);
-  for (std::string flag, value; words >> flag >> value;) {
-    if (flag == "--grid") std::tie(o.launch.grid_x, o.launch.grid_y) = dims_of(value);
-    if (flag == "--block") std::tie(o.launch.block_x, o.launch.block_y) = dims_of(value);
-    if (flag == "--arg") o.args.push_back(parse_kernel_arg(value));
-    if (flag == "--kernel") o.kernel = value;
-  }
+  parse_launch_options(split_run_line(run), o, path);
   CompiledKernel k = compile_cuda(source, o);
   Trace t = qgpu::run(k.program, k.program.launch);
   Forced f{.name = name + "#" + std::to_string(index), .prompt = t.prompt, .records = t.records, .final = t.final};

@@ -48,18 +48,7 @@ std::vector<std::string> run_lines(const std::string& source) {
 
 CompileOptions case_options(const std::string& file, const std::string& run) {
   CompileOptions o{.file = file, .opt_level = "-Os", .float_sequences = true};  // the model runs it
-  std::istringstream in(run);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  for (size_t i = 0; i + 1 < words.size(); i += 2) {
-    const std::string& k = words[i];
-    const std::string& v = words[i + 1];
-    if (k == "--grid") std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(v, "grid");
-    else if (k == "--block") std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(v, "block");
-    else if (k == "--arg") o.args.push_back(parse_kernel_arg(v));
-    else if (k == "--kernel") o.kernel = v;
-    else fail("{}: `// run:{}`: unknown option {} (expected --grid, --block, --arg, --kernel)", file, run, k);
-  }
+  parse_launch_options(split_run_line(run), o, fmt::format("{}: `// run:{}`", file, run));
   return o;
 }
 

@@ -1,6 +1,6 @@
 // `qgpu run FILE.cu [--kernel NAME] [--grid G] [--block B] [--arg NAME=VALUE]...
 //                  [--engine interp|model] [--dtype f32|bf16|f16] [--json] [--trace]
-//                  [--dump=ptx|ir|alloc|blocks] [-O LEVEL]
+//                  [--shared BYTES] [--dump=ptx|ir|alloc|blocks] [-O LEVEL]
 //                  [--check [--model DIR] [--rounding llama|transformers]]`
 // Compiles a CUDA kernel for the machine and launches it. This contract is stable: later
 // engines, the tests and users rely on it. --check runs the divergence finder (host/check.h)
@@ -23,12 +23,13 @@ struct RunArgs {
   std::string file, kernel, grid = "1", block = "4", engine = "interp", dtype, dump, opt = "s";
   std::string model, rounding = "llama";
   std::vector<std::string> args;
+  int shared = -1;
   bool json = false, trace = false, check = false;
   int64_t max_records = RunOptions{}.max_records;
 };
 
 CompileOptions compile_options(const RunArgs& r) {
-  CompileOptions o{.file = r.file, .kernel = r.kernel, .opt_level = "-O" + r.opt};
+  CompileOptions o{.file = r.file, .kernel = r.kernel, .shared_bytes = r.shared, .opt_level = "-O" + r.opt};
   o.float_sequences = r.engine == "model" || r.check;  // the program the model runs
   std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(r.grid, "grid");
   std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(r.block, "block");
@@ -69,7 +70,10 @@ void add_run_command(CLI::App& app) {
   auto r = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Compile a CUDA kernel and launch it on the machine");
   cmd->add_option("file", r->file, "CUDA source (.cu)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--kernel", r->kernel, "Kernel to launch (needed when the file has several)");
+  cmd->add_option("--kernel", r->kernel, "Kernel to launch (needed when the file has several): its name, "
+                  "'NAME<int,16>' for a template's instance, 'NAME(float*, int)' for one of several overloads");
+  cmd->add_option("--shared", r->shared, "Dynamic shared memory in bytes (extern __shared__ T s[]), as the third "
+                  "<<<grid, block, BYTES>>> launch parameter")->check(CLI::Range(0, 4 * kMemWords));
   cmd->add_option("--grid", r->grid, "Grid size X[,Y] in CUDA blocks (default 1)");
   cmd->add_option("--block", r->block, "CUDA block size X[,Y] in threads (default 4)");
   cmd->add_option("--arg", r->args, "NAME=VALUE: a number for a scalar, [1,2,-3] for a pointer (its contents)");

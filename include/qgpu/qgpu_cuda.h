@@ -22,6 +22,10 @@
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __restrict__ __restrict
 
+#ifndef NULL
+#define NULL __null /* as <stddef.h> has it in C++; nvcc's headers bring it in */
+#endif
+
 /* clang's built-in variables header defines warpSize as 32; this machine's warp has 4
  * lanes, so its definition gets another name and warpSize is defined below. */
 #define warpSize __qgpu_clang_warp_size
@@ -29,7 +33,76 @@
 #undef warpSize
 static __device__ const int warpSize = 4;
 
-/* __syncthreads() is a clang builtin in CUDA mode (bar.sync 0). */
+/* CUDA's vector types and dim3, as vector_types.h defines them (sizes and alignments), with
+ * their make_* functions. A load or store of an int4 is one ld.v4/st.v4, which qgpu splits
+ * into four word accesses (the machine's memory is words). */
+#define QGPU_VEC2(T, name, align)                                                            \
+  struct __attribute__((aligned(align))) name { T x, y; };                                    \
+  static __host__ __device__ __forceinline__ name make_##name(T x, T y) { name v = {x, y}; return v; }
+#define QGPU_VEC3(T, name)                                                                   \
+  struct name { T x, y, z; };                                                                  \
+  static __host__ __device__ __forceinline__ name make_##name(T x, T y, T z) { name v = {x, y, z}; return v; }
+#define QGPU_VEC4(T, name)                                                                   \
+  struct __attribute__((aligned(16))) name { T x, y, z, w; };                                 \
+  static __host__ __device__ __forceinline__ name make_##name(T x, T y, T z, T w) {          \
+    name v = {x, y, z, w};                                                                     \
+    return v;                                                                                  \
+  }
+QGPU_VEC2(int, int2, 8)
+QGPU_VEC2(unsigned, uint2, 8)
+QGPU_VEC2(float, float2, 8)
+QGPU_VEC3(int, int3)
+QGPU_VEC3(float, float3)
+QGPU_VEC4(int, int4)
+QGPU_VEC4(unsigned, uint4)
+QGPU_VEC4(float, float4)
+#undef QGPU_VEC2
+#undef QGPU_VEC3
+#undef QGPU_VEC4
+struct uint3 { unsigned x, y, z; };
+static __host__ __device__ __forceinline__ uint3 make_uint3(unsigned x, unsigned y, unsigned z) {
+  uint3 v = {x, y, z};
+  return v;
+}
+struct dim3 {
+  unsigned x, y, z;
+  __host__ __device__ constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  __host__ __device__ constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+/* The built-in variables convert to dim3 and uint3 (clang declares the operators). */
+#define QGPU_BUILTIN_DIM3(type)                                                                \
+  __device__ inline type::operator dim3() const { return dim3(x, y, z); }                     \
+  __device__ inline type::operator uint3() const { return uint3{x, y, z}; }
+QGPU_BUILTIN_DIM3(__cuda_builtin_threadIdx_t)
+QGPU_BUILTIN_DIM3(__cuda_builtin_blockIdx_t)
+QGPU_BUILTIN_DIM3(__cuda_builtin_blockDim_t)
+QGPU_BUILTIN_DIM3(__cuda_builtin_gridDim_t)
+#undef QGPU_BUILTIN_DIM3
+
+/* Barriers and fences are inline PTX with a "memory" clobber, not clang's builtins. The
+ * builtins are LLVM intrinsics (llvm.nvvm.barrier0, llvm.nvvm.membar.*) that LLVM 14's
+ * GlobalsAA takes to only *read* a __shared__ variable whose address never escapes, so at
+ * -Os/-O2/-O3 it moves a load of that variable above the barrier and forwards a value
+ * stored before it (a __shared__ scalar written by thread 0, then __syncthreads(), read
+ * stale by the others). An asm call is opaque to that analysis: nothing moves across it,
+ * in any clang, at any level. The builtins' names are macros for these functions, so code
+ * that calls the builtin spellings gets them too. */
+static __device__ __forceinline__ void __qgpu_bar_sync(void) { asm volatile("bar.sync 0;" ::: "memory"); }
+static __device__ __forceinline__ void __qgpu_fence(void) { asm volatile("membar.gl;" ::: "memory"); }
+#define __syncthreads() __qgpu_bar_sync()
+#define __barrier_sync(n) __qgpu_bar_sync_n(n)
+#define __nvvm_bar_sync(n) __qgpu_bar_sync_n(n)
+#define __nvvm_barrier_sync(n) __qgpu_bar_sync_n(n)
+#define __nvvm_bar0() __qgpu_bar_sync()
+#define __threadfence() __qgpu_fence()
+#define __threadfence_block() __qgpu_fence()
+#define __threadfence_system() __qgpu_fence()
+#define __nvvm_membar_gl() __qgpu_fence()
+#define __nvvm_membar_cta() __qgpu_fence()
+#define __nvvm_membar_sys() __qgpu_fence()
+/* bar.sync with another barrier id: the lowering names what it supports (bar.sync 0). */
+static __device__ __forceinline__ void __qgpu_bar_sync_n(int n) { asm volatile("bar.sync %0;" : : "r"(n) : "memory"); }
 
 #define QGPU_ATOMIC(name, builtin)                                                   \
   static __device__ __forceinline__ int name(int *p, int v) { return builtin(p, v); } \
@@ -58,6 +131,51 @@ static __device__ __forceinline__ int atomicCAS(int *p, int compare, int v) {
 static __device__ __forceinline__ unsigned atomicCAS(unsigned *p, unsigned compare, unsigned v) {
   return (unsigned)__nvvm_atom_cas_gen_i((int *)p, (int)compare, (int)v);
 }
+
+/* The other 32-bit atomics are compare-and-swap loops over atomicCAS, each as indivisible
+ * as CUDA's (the word changes only by a CAS that saw the value the update was computed
+ * from); they return the old word. atomicAdd on a float is one IEEE add, rounded to nearest
+ * even. */
+#define QGPU_ATOMIC_CAS_LOOP(T, name, update)                                                  \
+  static __device__ __forceinline__ T name(T *p, T v) {                                       \
+    unsigned old = *(volatile unsigned *)p, seen;                                              \
+    for (;;) {                                                                                 \
+      T x = __builtin_bit_cast(T, old);                                                        \
+      T y = (update);                                                                          \
+      seen = (unsigned)atomicCAS((unsigned *)p, old, __builtin_bit_cast(unsigned, y));         \
+      if (seen == old) return x;                                                               \
+      old = seen;                                                                              \
+    }                                                                                          \
+  }
+QGPU_ATOMIC_CAS_LOOP(int, atomicAnd, x & v)
+QGPU_ATOMIC_CAS_LOOP(unsigned, atomicAnd, x & v)
+QGPU_ATOMIC_CAS_LOOP(int, atomicOr, x | v)
+QGPU_ATOMIC_CAS_LOOP(unsigned, atomicOr, x | v)
+QGPU_ATOMIC_CAS_LOOP(int, atomicXor, x ^ v)
+QGPU_ATOMIC_CAS_LOOP(unsigned, atomicXor, x ^ v)
+QGPU_ATOMIC_CAS_LOOP(unsigned, atomicInc, x >= v ? 0u : x + 1)
+QGPU_ATOMIC_CAS_LOOP(unsigned, atomicDec, x == 0u || x > v ? v : x - 1)
+QGPU_ATOMIC_CAS_LOOP(float, atomicAdd, x + v)
+#undef QGPU_ATOMIC_CAS_LOOP
+static __device__ __forceinline__ float atomicExch(float *p, float v) {
+  return __builtin_bit_cast(float, atomicExch((int *)p, __builtin_bit_cast(int, v)));
+}
+
+/* __syncthreads_count/_and/_or: a barrier that also counts the threads whose predicate is
+ * nonzero, through a word of shared memory: each thread adds its 0 or 1, the barrier, the
+ * count read, a second barrier, and each takes its own back (so the word is 0 again for the
+ * next call: a thread reaches that call's barrier only after its subtraction). */
+static __device__ __forceinline__ int __syncthreads_count(int predicate) {
+  __shared__ int __qgpu_barrier_count;
+  atomicAdd(&__qgpu_barrier_count, predicate != 0);
+  __syncthreads();
+  int n = *(volatile int *)&__qgpu_barrier_count;
+  __syncthreads();
+  atomicSub(&__qgpu_barrier_count, predicate != 0);
+  return n;
+}
+static __device__ __forceinline__ int __syncthreads_and(int predicate) { return __syncthreads_count(!predicate) == 0; }
+static __device__ __forceinline__ int __syncthreads_or(int predicate) { return __syncthreads_count(predicate) != 0; }
 
 static __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
 static __device__ __forceinline__ unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
@@ -169,7 +287,7 @@ static __device__ __forceinline__ int __all_sync(unsigned mask, int predicate) {
  * lanes that diverged meet again before any of them passes this point, and memory is
  * sequentially consistent: qgpu compiles it to nothing. */
 static __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffff) {
-  asm volatile("bar.warp.sync %0;" : : "r"(mask));
+  asm volatile("bar.warp.sync %0;" : : "r"(mask) : "memory"); /* a memory barrier too */
 }
 static __device__ __forceinline__ unsigned __activemask(void) {
   unsigned r;

@@ -74,29 +74,6 @@ std::string prose(std::string_view reply) {
 
 std::string read_source(const std::string& file) { return read_text_file(file, kMaxSourceBytes, "CUDA source"); }
 
-// The `qgpu run` options of argv (after the file) into o; throws Error.
-void parse_launch_options(const std::vector<std::string>& argv, size_t from, CompileOptions& o) {
-  std::string grid = "1", block = "4";
-  for (size_t i = from; i < argv.size(); ++i) {
-    const std::string& w = argv[i];
-    size_t eq = w.find('=');
-    std::string name = w.substr(0, eq), value;
-    if (eq != std::string::npos) value = w.substr(eq + 1);
-    else if (i + 1 < argv.size()) value = argv[++i];
-    else fail("{}: needs a value (--grid X[,Y], --block X[,Y], --arg NAME=VALUE, --kernel NAME)", w);
-    if (name == "--grid") grid = value;
-    else if (name == "--block") block = value;
-    else if (name == "--kernel") o.kernel = value;
-    else if (name == "--arg") o.args.push_back(parse_kernel_arg(value));
-    else fail("'{}': unknown launch option (expected --grid, --block, --arg or --kernel)", name);
-  }
-  std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(grid, "grid");
-  std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(block, "block");
-  std::vector<std::string> problems = check_launch(o.launch);
-  if (!problems.empty()) fail("{}", problems.front());
-}
-
-
 std::string tool_response(const ojson& j) { return engine::template_tojson(j); }
 
 }  // namespace
@@ -209,7 +186,7 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
     CompileOptions o{.file = r.file, .float_sequences = true};  // the model runs it
     std::optional<std::string> options = fenced_block(reply, "launch");
     if (!options) fail("no ```launch block: give the launch options after the kernel, e.g. --grid 1 --block 4 --arg 'x=[1,2,3]'");
-    parse_launch_options(split_words(*options), 0, o);
+    parse_launch_options(split_words(*options), o);
     r.arguments = {{"launch", *options}};
     CompiledKernel k = compile_cuda_text(*source, o);
     // What the model cannot run (a float op in hand-written PTX it has no sequence for)
@@ -252,7 +229,7 @@ LaunchReport Session::run(const std::vector<std::string>& argv, const Events& ev
     const bool embedded = !source.empty();  // else a file on disk, compiled where it is (its #includes)
     if (!embedded) source = read_source(argv[0]);
     CompileOptions o{.file = r.file, .float_sequences = true};  // the model runs it
-    parse_launch_options(argv, 1, o);
+    parse_launch_options({argv.begin() + 1, argv.end()}, o);
     for (const KernelArg& a : o.args) r.arguments[a.name] = a.is_array ? ojson(a.values) : ojson(a.values.at(0));
     // A ready-made kernel given its tool's arguments alone (/run sort --arg values=[5,3,9,1]):
     // launched as the model's tool call would be, its outputs allocated and its launch sized.

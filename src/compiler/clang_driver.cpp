@@ -66,18 +66,26 @@ std::string find_clang() {
        "(Debian/Ubuntu: apt-get install clang; macOS: brew install llvm) or set CLANG=/path/to/clang");
 }
 
-std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_level) {
+std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_level, const std::string& appended) {
   std::string clang = find_clang();
   TempDir tmp;
   fs::create_directories(tmp.path / "include");
-  for (const CudaHeader& h : cuda_headers()) std::ofstream(tmp.path / "include" / h.name) << h.text;
+  for (const CudaHeader& h : cuda_headers()) {
+    fs::create_directories((tmp.path / "include" / h.name).parent_path());
+    std::ofstream(tmp.path / "include" / h.name) << h.text;
+  }
   fs::path ptx = tmp.path / "kernel.ptx", err = tmp.path / "clang.err";
+  std::string source = cu_path;
+  if (!appended.empty()) {
+    source = (tmp.path / "launch.cu").string();
+    std::ofstream(source) << fmt::format("#include \"{}\"\n{}", fs::absolute(cu_path).string(), appended);
+  }
   std::string cmd = fmt::format(
       "{} -x cuda --cuda-device-only --cuda-gpu-arch=sm_75 -nocudainc -nocudalib "
       "--cuda-path=/nonexistent --target=x86_64-unknown-linux-gnu {} -I {} -include qgpu_cuda.h "
       "-S {} -o {} 2> {}",
       shell_quote(clang), opt_level, shell_quote((tmp.path / "include").string()),
-      shell_quote(cu_path), shell_quote(ptx.string()), shell_quote(err.string()));
+      shell_quote(source), shell_quote(ptx.string()), shell_quote(err.string()));
   int status = std::system(cmd.c_str());
   std::string messages = read_text_file(err.string(), kMaxPtxBytes, "clang message file");
   if (messages.find("No available targets are compatible") != std::string::npos)

@@ -11,6 +11,8 @@ std::string find_clang();
 
 // Compiles one CUDA file to PTX text (device only, sm_75, no CUDA SDK, the shipped header
 // pre-included). clang's own diagnostics reach the user unchanged in the Error.
-std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_level);
+// `appended` is source text compiled after the file's (a template's instantiation): the
+// file is then #included by a wrapper, so its own #includes and line numbers stay its own.
+std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_level, const std::string& appended = "");
 
 }  // namespace qgpu

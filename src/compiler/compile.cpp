@@ -19,6 +19,7 @@
 
 #include "base/error.h"
 #include "compiler/clang_driver.h"
+#include "compiler/kernel_names.h"
 #include "compiler/lower.h"
 #include "compiler/lower_expand.h"
 #include "compiler/opt.h"
@@ -53,44 +54,109 @@ std::string strip_comments(std::string_view s) {
   return out;
 }
 
-// The parameters of `__global__ void NAME(...)` in the CUDA source.
-std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, const std::string& kernel) {
-  std::string text = strip_comments(source);
-  std::regex sig("__global__[^;{(]*?\\b" + kernel + "\\s*\\(([^)]*)\\)");
-  std::smatch m;
-  if (!std::regex_search(text, m, sig)) return std::nullopt;
-  std::vector<CudaParam> params;
-  std::string list = m[1];
-  std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t comma = list.find(',', start);
-    std::string p = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    std::string last;
-    for (auto it = std::sregex_iterator(p.begin(), p.end(), ident); it != std::sregex_iterator(); ++it)
+// One parameter's declaration ("const float *__restrict__ x", "int *partial_sums = NULL")
+// as a CudaParam: its name is the last identifier before a default argument.
+CudaParam parse_param(std::string p) {
+  if (size_t eq = p.find('='); eq != std::string::npos) p.resize(eq);
+  static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
+  std::string last;
+  for (auto it = std::sregex_iterator(p.begin(), p.end(), ident); it != std::sregex_iterator(); ++it)
+    if (it->str() != "const" && it->str() != "__restrict__" && it->str() != "__restrict" && it->str() != "volatile")
       last = it->str();
-    const bool is_float = std::regex_search(p, std::regex("\\bfloat\\b"));
-    if (!last.empty() && last != "void")
-      params.push_back({last, p.find('*') != std::string::npos || p.find('[') != std::string::npos, is_float});
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return params;
+  return {last, p.find('*') != std::string::npos || p.find('[') != std::string::npos || p.find('&') != std::string::npos,
+          std::regex_search(p, std::regex("\\bfloat\\b"))};
 }
 
+// The parameters of `__global__ void NAME(...)` in the CUDA source: the names as written;
+// the types too for an extern "C" kernel, while a C++ kernel's come from its mangled name
+// (a template parameter T is the instantiation's type). With overloads, the declaration
+// whose parameters agree in number and in which are pointers.
+std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, const KernelName& k, size_t ptx_params) {
+  std::string text = strip_comments(source);
+  std::regex sig("__global__[^;{(]*?\\b" + k.base + "\\s*\\(([^)]*)\\)");
+  std::optional<std::vector<CudaParam>> best;
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), sig); m != std::sregex_iterator(); ++m) {
+    std::vector<CudaParam> params;
+    const std::string list = (*m)[1];
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= list.size(); ++i) {
+      const char c = i < list.size() ? list[i] : ',';
+      depth += c == '<' || c == '(' ? 1 : c == '>' || c == ')' ? -1 : 0;
+      if (c != ',' || depth > 0) continue;
+      CudaParam p = parse_param(list.substr(start, i - start));
+      if (!p.name.empty() && p.name != "void") params.push_back(p);
+      start = i + 1;
+    }
+    if (params.size() != ptx_params) {
+      if (!best) best = params;  // for the message about the count
+      continue;
+    }
+    if (k.mangled && k.param_types.size() == params.size())
+      for (size_t i = 0; i < params.size(); ++i) {
+        const std::string& t = k.param_types[i];
+        params[i].pointer = t.find('*') != std::string::npos || t.find('&') != std::string::npos;
+        params[i].is_float = std::regex_search(t, std::regex("^float\\b"));
+      }
+    return params;
+  }
+  return best;
+}
+
+// The kernel --kernel names (any of its names: kernel_names.h), or the file's only one.
 const PtxFunction& select_kernel(const PtxModule& m, const std::string& wanted, const std::string& file) {
-  std::vector<const PtxFunction*> entries;
+  std::vector<const PtxFunction*> entries, named;
   for (const PtxFunction& f : m.functions)
     if (f.is_entry) entries.push_back(&f);
   std::string names;
-  for (const PtxFunction* f : entries) names += (names.empty() ? "" : ", ") + f->name;
-  if (entries.empty()) fail("{}: no __global__ kernel found", file);
+  for (const PtxFunction* f : entries) names += (names.empty() ? "" : ", ") + kernel_name(f->name).signature;
+  if (entries.empty())
+    fail("{}: no __global__ kernel found{}", file,
+         is_template_id(wanted) ? ""
+                                : " (a template kernel is compiled for a launch that names its arguments: "
+                                  "--kernel 'NAME<int,16>')");
   if (wanted.empty() && entries.size() > 1)
     fail("{} has several kernels ({}): choose one with --kernel NAME", file, names);
   for (const PtxFunction* f : entries)
-    if (wanted.empty() || f->name == wanted) return *f;
-  fail("{} has no kernel '{}' (kernels: {}); C++ kernels need extern \"C\" to keep their names",
-       file, wanted, names);
+    if (wanted.empty() || names_kernel(wanted, kernel_name(f->name))) named.push_back(f);
+  if (named.size() > 1) {
+    std::string which;
+    for (const PtxFunction* f : named) which += fmt::format("\n  --kernel '{}'", kernel_name(f->name).signature);
+    fail("{}: --kernel {} names {} kernels (overloads or instantiations); name one with its parameter types:{}",
+         file, wanted, named.size(), which);
+  }
+  if (named.empty())
+    fail("{} has no kernel '{}' (kernels: {}){}", file, wanted, names,
+         is_template_id(wanted) ? "" : "; a template kernel is named with its arguments, --kernel 'NAME<int,16>'");
+  return *named.front();
+}
+
+// The functions a kernel runs (itself and every function it calls, transitively) and the
+// module variables they name: only these count for the kernel, so another kernel of the
+// file, with constructs this one lacks, changes nothing of it.
+struct Reach {
+  std::set<std::string> functions, symbols;
+};
+
+Reach reach(const PtxModule& m, const PtxFunction& k) {
+  Reach r;
+  std::vector<const PtxFunction*> todo{&k};
+  r.functions.insert(k.name);
+  while (!todo.empty()) {
+    const PtxFunction* f = todo.back();
+    todo.pop_back();
+    for (const PtxStmt& st : f->body) {
+      if (!st.instr) continue;
+      for (const PtxOperand& o : st.instr->operands) {
+        if (o.kind == PtxOperandKind::kSymbol || (o.kind == PtxOperandKind::kAddress && !o.base_is_reg))
+          r.symbols.insert(o.name);
+        if (o.kind != PtxOperandKind::kSymbol || st.instr->parts.at(0) != "call") continue;
+        for (const PtxFunction& g : m.functions)
+          if (g.name == o.name && r.functions.insert(g.name).second) todo.push_back(&g);
+      }
+    }
+  }
+  return r;
 }
 
 int element_bytes(const std::string& type) {
@@ -170,7 +236,16 @@ const KernelArg& find_arg(const CompileOptions& o, const CudaParam& p) {
 Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaParam>& params,
               const CompileOptions& o) {
   Layout l;
-  int next = 0;
+  const Reach r = reach(m, k);
+  // A kernel that compares pointers (p != NULL) finds no array at address 0: word 0 stays
+  // unwritten (a load of it is a trap, as a null dereference would be).
+  bool compares_pointers = false;
+  for (const PtxFunction& f : m.functions)
+    if (r.functions.count(f.name))
+      for (const PtxStmt& st : f.body)
+        compares_pointers |= st.instr && st.instr->parts.at(0) == "setp" && st.instr->parts.size() == 3 &&
+                             (st.instr->parts[2] == "u64" || st.instr->parts[2] == "s64" || st.instr->parts[2] == "b64");
+  int next = compares_pointers ? 1 : 0;
   std::vector<std::pair<size_t, const KernelArg*>> scalars;
   for (size_t i = 0; i < params.size(); ++i) {
     const KernelArg& a = find_arg(o, params[i]);
@@ -195,26 +270,45 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
     place(l, g.name, var_words(g), next);
   }
   l.env.ctas_per_wave = ctas_per_wave(o.launch);
+  // The __shared__ variables the kernel names, one copy per resident CUDA block, under the
+  // names the source gives them. Every `extern __shared__ T s[]` (dynamic shared memory)
+  // starts at the same word, as in CUDA, sized by the launch (--shared BYTES).
   std::vector<const PtxVar*> shared;
-  for (const PtxVar& g : m.globals) if (g.space == ".shared") shared.push_back(&g);
+  for (const PtxVar& g : m.globals) if (g.space == ".shared" && r.symbols.count(g.name)) shared.push_back(&g);
   for (const PtxVar& v : k.locals) if (v.space == ".shared") shared.push_back(&v);
+  std::set<std::string> taken;
+  for (const Array& a : l.arrays) taken.insert(a.name);
+  std::optional<SharedPlacement> dynamic;
   for (const PtxVar* v : shared) {
-    int words = static_cast<int>(var_words(*v).size());
+    if (v->unsized && dynamic) {
+      l.env.shared[v->name] = *dynamic;
+      continue;
+    }
+    if (v->unsized && o.shared_bytes < 0)
+      fail("{}: kernel '{}' uses dynamic shared memory (extern __shared__ array '{}'): give its size in bytes with "
+           "--shared BYTES, as the third <<<grid, block, BYTES>>> launch parameter would", o.file,
+           kernel_name(k.name).name, variable_name(v->name));
+    const int words = v->unsized ? std::max(1, (o.shared_bytes + 3) / 4) : static_cast<int>(var_words(*v).size());
+    std::string name = variable_name(v->name);
+    if (!taken.insert(name).second) name = v->name;  // two functions' `buf`: the PTX names tell them apart
     l.env.shared[v->name] = {next, words};
-    l.summary += fmt::format(", __shared__ {} {} x {} copies", v->name, words, l.env.ctas_per_wave);
+    if (v->unsized) dynamic = l.env.shared[v->name];
+    l.summary += fmt::format(", __shared__ {}{} {} x {} copies", name, v->unsized ? " (dynamic)" : "", words,
+                             l.env.ctas_per_wave);
     for (int c = 0; c < l.env.ctas_per_wave; ++c)
-      place(l, l.env.ctas_per_wave == 1 ? v->name : fmt::format("{}#{}", v->name, c),
-            std::vector<uint32_t>(words, 0), next);
+      place(l, l.env.ctas_per_wave == 1 ? name : fmt::format("{}#{}", name, c), std::vector<uint32_t>(words, 0), next);
   }
-  // The words warp shuffles and votes exchange values through (lower.cpp), when used;
-  // written zero in the image, so a lane may read one no lane of its warp wrote yet.
+  // The words warp shuffles and votes exchange values through (lower.cpp), when the
+  // kernel uses them; written zero in the image, so a lane may read one no lane of its
+  // warp wrote yet.
   bool shfl = false, vote = false;
   for (const PtxFunction& f : m.functions)
-    for (const PtxStmt& st : f.body)
-      if (st.instr) {
-        const std::string& op = st.instr->parts.at(0);
-        shfl |= op == "shfl", vote |= op == "vote" || op == "activemask";
-      }
+    if (r.functions.count(f.name))
+      for (const PtxStmt& st : f.body)
+        if (st.instr) {
+          const std::string& op = st.instr->parts.at(0);
+          shfl |= op == "shfl", vote |= op == "vote" || op == "activemask";
+        }
   if (shfl) {
     l.env.shfl_word = next;
     l.summary += fmt::format(", shuffles {}", kWarps * kLanes);
@@ -320,6 +414,51 @@ std::pair<int, int> parse_dims(const std::string& text, const char* what) {
   return {static_cast<int>(*x), static_cast<int>(*y)};
 }
 
+std::vector<std::string> split_run_line(std::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false, quoted = false;
+  for (char c : text) {
+    if (c == '\'') quoted = !quoted, in_word = true;
+    else if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
+      if (in_word) words.push_back(word), word.clear();
+      in_word = false;
+    } else word += c, in_word = true;
+  }
+  if (quoted) fail("{}: a quote (') is not closed", text);
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+void parse_launch_options(const std::vector<std::string>& words, CompileOptions& o, std::string_view where) {
+  const std::string at = where.empty() ? "" : std::string(where) + ": ";
+  std::string grid = "1", block = "4";
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    const size_t eq = w.starts_with("--") ? w.find('=') : std::string::npos;
+    const std::string name = w.substr(0, eq);
+    std::string value;
+    if (eq != std::string::npos) value = w.substr(eq + 1);
+    else if (i + 1 < words.size()) value = words[++i];
+    else fail("{}{}: needs a value (--grid X[,Y], --block X[,Y], --arg NAME=VALUE, --kernel NAME, --shared BYTES)", at, w);
+    if (name == "--grid") grid = value;
+    else if (name == "--block") block = value;
+    else if (name == "--kernel") o.kernel = value;
+    else if (name == "--arg") o.args.push_back(parse_kernel_arg(value));
+    else if (name == "--shared") {
+      const std::optional<int64_t> n = parse_integer(trimmed(value));
+      if (!n || *n < 0 || *n > 4 * kMemWords)
+        fail("{}--shared {}: expected the dynamic shared memory's size in bytes, 0..{} (the machine's memory)", at,
+             value, 4 * kMemWords);
+      o.shared_bytes = static_cast<int>(*n);
+    } else fail("{}'{}': unknown launch option (expected --grid, --block, --arg, --kernel or --shared)", at, name);
+  }
+  std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(grid, "grid");
+  std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(block, "block");
+  std::vector<std::string> problems = check_launch(o.launch);
+  if (!problems.empty()) fail("{}{}", at, problems.front());
+}
+
 KernelArg parse_kernel_arg(std::string_view text) {
   size_t eq = text.find('=');
   if (eq == std::string_view::npos || eq == 0)
@@ -362,14 +501,14 @@ void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const
   for (const Array& x : l.arrays) next = std::max(next, x.base + x.size);
   out.allocated = allocate_registers(out.ir, {.first_word = next, .words = kMemWords - next});
   if (out.allocated.spill_words == 0) {
-    out.program = emit(k.name, out.allocated, l, o.launch);
+    out.program = emit(out.kernel, out.allocated, l, o.launch);
     return;
   }
   // The words values were spilled to, after everything else; written zero in the image.
   Layout spilled = l;
   spilled.summary += fmt::format(", spilled values {}", out.allocated.spill_words);
   place(spilled, "__spill", std::vector<uint32_t>(static_cast<size_t>(out.allocated.spill_words), 0), next);
-  out.program = emit(k.name, out.allocated, spilled, o.launch);
+  out.program = emit(out.kernel, out.allocated, spilled, o.launch);
 }
 
 // How often the optimised kernel has each float op (after fold_fma; sub counts as add).
@@ -421,11 +560,13 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
   std::string ptx_file = o.file + ".ptx";
   PtxModule m = parse_ptx(ptx, ptx_file);
   const PtxFunction& k = select_kernel(m, o.kernel, o.file);
-  out.kernel = k.name;
-  std::optional<std::vector<CudaParam>> params = kernel_params(source, k.name);
-  if (!params) fail("{}: cannot find the parameter list of kernel '{}' in the source", o.file, k.name);
+  const KernelName name = kernel_name(k.name);
+  out.kernel = name.name;
+  std::optional<std::vector<CudaParam>> params = kernel_params(source, name, k.params.size());
+  if (!params) fail("{}: cannot find the parameter list of kernel '{}' in the source", o.file, name.signature);
   if (params->size() != k.params.size())
-    fail("{}: kernel '{}' has {} parameters in the source but {} in PTX", o.file, k.name, params->size(), k.params.size());
+    fail("{}: kernel '{}' has {} parameters in the source but {} in PTX", o.file, name.signature, params->size(),
+         k.params.size());
   for (const CudaParam& p : *params)
     if (p.pointer) out.outputs.push_back(p.name);
   Layout l = layout(m, k, *params, o);
@@ -451,8 +592,13 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
   return out;
 }
 
+// A template kernel named with its arguments (--kernel 'reduce<int,16>') is instantiated
+// for the launch, as a launch of it in host code would: a reference to it after the file.
 CompiledKernel compile_cuda(std::string_view source, const CompileOptions& o) {
-  std::string ptx = compile_to_ptx(o.file, o.opt_level);
+  std::string instantiate;
+  if (is_template_id(o.kernel))
+    instantiate = fmt::format("static void *const __qgpu_launched_kernel = (void *)&{};\n", o.kernel);
+  std::string ptx = compile_to_ptx(o.file, o.opt_level, instantiate);
   return compile_ptx(ptx, source, o);
 }
 

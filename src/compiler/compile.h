@@ -45,12 +45,24 @@ struct CompileOptions {
   std::string kernel;            // empty: the file's only kernel
   Launch launch;
   std::vector<KernelArg> args;
+  // Dynamic shared memory in bytes (`extern __shared__ T s[]`, the third <<<grid, block,
+  // BYTES>>> launch parameter); -1: not given (an error if the kernel has such an array).
+  int shared_bytes = -1;
   std::string opt_level = "-Os";
   // For the compiled model: f32 add, sub, mul, div, sqrt and the conversions become sequences of
   // integer ops (its layers lack them; lower_float.cpp). The interpreter runs either form
   // with the same results.
   bool float_sequences = false;
 };
+
+// The words of a launch's `qgpu run` options (a corpus `// run:` line, a chat launch):
+// split at blanks, '...' quoting a word (a template kernel: --kernel 'reduce<int,16>').
+std::vector<std::string> split_run_line(std::string_view text);
+
+// `qgpu run`'s launch options (--grid, --block, --kernel, --arg, --shared; `FLAG VALUE`
+// or `FLAG=VALUE`) into o, the launch checked against the machine; throws Error naming a
+// bad one, `where` first (a file, or a run line).
+void parse_launch_options(const std::vector<std::string>& words, CompileOptions& o, std::string_view where = "");
 
 struct CompiledKernel {
   std::string kernel;

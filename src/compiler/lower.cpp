@@ -161,6 +161,7 @@ void Lowerer::emit(const PtxInstr& src, IrInstr out) {
     }
   }
   out.line = src.line;
+  note_def64(src, out);
   const bool typed_d = !src.operands.empty() && src.operands[0].kind == PtxOperandKind::kReg;
   out.float_d = out.d.kind == K::kVReg && typed_d && reg_type(*frame_, src.operands[0].name) == ".f32";
   normalise_predicate_immediates(out);
@@ -313,6 +314,29 @@ void Lowerer::inline_call(Frame& fr, const PtxInstr& in, const PtxFunction& call
   }
   lower_body(child, depth + 1);
   labels_[child.ret_label] = static_cast<int>(f_.code.size());
+}
+
+// A 64-bit register's definition: an address (a pointer parameter, a variable's address,
+// a copy of one, one plus or minus an offset), a small constant (NULL), or other (a long long).
+void Lowerer::note_def64(const PtxInstr& src, const IrInstr& out) {
+  if (out.d.kind != K::kVReg || src.operands.empty() || src.operands[0].kind != PtxOperandKind::kReg) return;
+  const std::string type = reg_type(*frame_, src.operands[0].name);  // ".b64"
+  if (type.size() < 2 || !is_64(type.substr(1))) return;
+  auto pointer = [&](const IrOperand& o) { return o.kind == K::kVReg && pointer_defs_.count(o.index); };
+  auto small = [](const IrOperand& o) { return o.kind == K::kImm && o.imm >= 0 && o.imm <= 4 * kMemWords; };
+  const bool address = (out.op == Op::kMov && (pointer(out.a) || small(out.a))) ||
+                       ((out.op == Op::kAdd || out.op == Op::kSub) && (pointer(out.a) || pointer(out.b)) &&
+                        !(pointer(out.a) && pointer(out.b)));
+  (address ? pointer_defs_ : other_defs_).insert(out.d.index);
+}
+
+// Each compared 64-bit register holds only addresses: then its low 32 bits are its value.
+void Lowerer::check_pointer_compares() {
+  std::set<std::pair<int, int>> reported;  // a compare of two long longs: one error
+  for (const auto& [v, src] : pointer_compares_)
+    if ((!pointer_defs_.count(v) || other_defs_.count(v)) && reported.insert({src.line, src.col}).second)
+      unsupported(src, "64-bit comparisons are supported between pointers (p != NULL, p < end); this one "
+                       "compares a long long or a value computed from one");
 }
 
 void Lowerer::resolve_labels() {

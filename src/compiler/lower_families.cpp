@@ -121,24 +121,57 @@ void Lowerer::check_single_defs() {
 
 bool Lowerer::memory_type_ok(const PtxInstr& in) {
   for (const std::string& p : in.parts) {
-    if (p == "v2" || p == "v4") return unsupported(in, "vector loads and stores (int2, int4) are not supported"), false;
+    if ((p == "v2" || p == "v4") && (in.parts[0] != "ld" && in.parts[0] != "st"))
+      return unsupported(in, "vector atomics are not supported"), false;
+    if (p == "v2" || p == "v4" || p == "v8") continue;
     if (p == "local") return unsupported(in, kLocalMemory), false;
-    if (is_64(p)) return unsupported(in, "64-bit memory access (a pointer or a long stored in memory) "
-                                         "is not supported"), false;
+    if (is_64(p) && (in.parts[0] == "atom" || in.parts[0] == "red" || has_part(in, "v2") || has_part(in, "v4")))
+      return unsupported(in, "64-bit atomics and vectors of 64-bit values are not supported"), false;
+    if (is_64(p)) continue;  // two words (lower_ld, lower_st)
     if (std::string why = type_problem(p); !why.empty()) return unsupported(in, why), false;
   }
   return true;
+}
+
+// The registers of a vector load's or store's {a, b, c, d} (int2, int4, float4: ld.v4.u32),
+// each the word after the one before; a scalar access's one operand. Empty after an error.
+std::vector<PtxOperand> Lowerer::vector_elements(const PtxInstr& in, const PtxOperand& o) {
+  const int n = has_part(in, "v2") ? 2 : has_part(in, "v4") ? 4 : has_part(in, "v8") ? 8 : 1;
+  if (n == 1) return {o};
+  if (o.kind != PtxOperandKind::kList || static_cast<int>(o.list.size()) != n || n == 8)
+    return error(in, o.col, fmt::format("expected a vector of {} registers {{...}} (v8 is not supported)", n)),
+           std::vector<PtxOperand>{};
+  std::vector<PtxOperand> out;
+  for (const std::string& name : o.list) {
+    if (name == "_") return unsupported(in, "a vector load or store with a sink '_'"), std::vector<PtxOperand>{};
+    out.push_back({PtxOperandKind::kReg, name, false, 0, {}, o.col, o.line});
+  }
+  return out;
 }
 
 void Lowerer::lower_ld(Frame& fr, const PtxInstr& in) {
   if (!operands(in, 2)) return;
   if (has_part(in, "param")) return lower_ld_param(fr, in);
   if (!memory_type_ok(in)) return;
-  auto d = dest(fr, in, 0);
   IrOperand base;
   int64_t off = 0;
-  if (!d || !address(fr, in, in.operands[1], base, off)) return;
-  emit(in, {.op = Op::kLd, .d = *d, .a = base, .offset = off});
+  if (!address(fr, in, in.operands[1], base, off)) return;
+  int64_t at = off;
+  for (const PtxOperand& e : vector_elements(in, in.operands[0])) {
+    if (e.kind != PtxOperandKind::kReg) return void(error(in, e.col, "expected a destination register"));
+    auto d = value(fr, in, e);
+    if (!d) return;
+    emit(in, {.op = Op::kLd, .d = *d, .a = base, .offset = at});
+    at += 4;
+    // A 64-bit load (a struct or an int4 copied as two longs): the low word is the value, as
+    // for every 64-bit register, and the high word its known high half (a store writes it).
+    if (is_64(last_part(in)) && d->kind == K::kVReg) {
+      high_[d->index] = fresh_();
+      emit_helper(in, {.op = Op::kLd, .d = high_[d->index], .a = base, .offset = at});
+      single_def_checks_.push_back({d->index, in});
+      at += 4;
+    }
+  }
 }
 
 // ld.param: a kernel parameter (a scalar's load from its word, an array's address as an
@@ -164,9 +197,26 @@ void Lowerer::lower_st(Frame& fr, const PtxInstr& in) {
   if (!memory_type_ok(in)) return;
   IrOperand base;
   int64_t off = 0;
-  auto v = value(fr, in, in.operands[1]);
-  if (!v || !address(fr, in, in.operands[0], base, off)) return;
-  emit(in, {.op = Op::kSt, .a = base, .b = *v, .offset = off});
+  if (!address(fr, in, in.operands[0], base, off)) return;
+  int64_t at = off;
+  for (const PtxOperand& e : vector_elements(in, in.operands[1])) {
+    auto v = value(fr, in, e);
+    if (!v) return;
+    if (is_64(last_part(in))) {  // two words: the value's high half must be known
+      std::optional<IrOperand> hi = v->kind == K::kImm ? std::optional<IrOperand>(ir_imm(wrap32(e.imm >> 32))) : std::nullopt;
+      if (auto it = v->kind == K::kVReg ? high_.find(v->index) : high_.end(); it != high_.end()) hi = it->second;
+      if (!hi)
+        return unsupported(in, "a 64-bit store of a value computed in 64 bits (a long long, or a pointer stored "
+                               "in memory) is not supported; a 64-bit copy of loaded data is");
+      if (v->kind == K::kVReg) single_def_checks_.push_back({v->index, in});
+      emit(in, {.op = Op::kSt, .a = base, .b = *v, .offset = at});
+      emit(in, {.op = Op::kSt, .a = base, .b = *hi, .offset = at + 4});
+      at += 8;
+      continue;
+    }
+    emit(in, {.op = Op::kSt, .a = base, .b = *v, .offset = at});
+    at += 4;
+  }
 }
 
 // st.param: an argument for the next call (a copy, so later writes do not change it), or
@@ -203,6 +253,23 @@ void Lowerer::lower_atom(Frame& fr, const PtxInstr& in) {
 }
 
 void Lowerer::lower_setp(Frame& fr, const PtxInstr& in) {
+  if (in.parts.size() == 3 && is_64(in.parts[2]) && in.parts[2] != "f64") {  // pointers compared
+    PtxInstr as32 = in;
+    as32.parts[2] = "u32";
+    const OpMapping m = setp_mapping(as32);
+    if (!m.problem.empty() || !m.op || !operands(in, 3)) return unsupported(in, m.problem);
+    auto d = dest(fr, in, 0);
+    auto a = value(fr, in, in.operands[1]);
+    auto b = value(fr, in, in.operands[2]);
+    if (!d || !a || !b) return;
+    for (int k : {1, 2}) {
+      const IrOperand& o = k == 1 ? *a : *b;
+      if (o.kind == K::kVReg) pointer_compares_.push_back({o.index, in});
+      else if (in.operands[k].kind == PtxOperandKind::kImm && (in.operands[k].imm < 0 || in.operands[k].imm > 4 * kMemWords))
+        return unsupported(in, "a pointer compared with a constant that is not an address");
+    }
+    return emit(in, {.op = *m.op, .d = *d, .a = *a, .b = *b});
+  }
   OpMapping m = setp_mapping(in);
   if (!m.problem.empty()) return unsupported(in, m.problem);
   if (!operands(in, 3)) return;

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,7 @@ class Lowerer {
     lower_body(top, 0);
     resolve_labels();
     append_routines();
+    check_pointer_compares();
     check_single_defs();
     if (!errors_.empty()) {
       std::string all;
@@ -102,6 +104,7 @@ class Lowerer {
   void check_single_defs();
   // memory
   bool memory_type_ok(const PtxInstr& in);
+  std::vector<PtxOperand> vector_elements(const PtxInstr& in, const PtxOperand& o);
   void lower_ld(Frame& fr, const PtxInstr& in);
   void lower_ld_param(Frame& fr, const PtxInstr& in);
   void lower_st(Frame& fr, const PtxInstr& in);
@@ -142,6 +145,14 @@ class Lowerer {
   FreshReg fresh_ = [this] { return ir_vreg(temp()); };
   FreshReg fresh_pred_ = [this] { return f_.pred_names.push_back(fmt::format("%ptmp{}", f_.n_preds)), ir_pred(f_.n_preds++); };
   std::map<int, IrOperand> high_;                           // 64-bit vreg -> its high half
+  // Pointers compared (p != NULL, p < end): a 64-bit compare is exact in 32 bits when every
+  // value of both operands is an address (< 504) or a small constant. The 64-bit registers
+  // with an address among their definitions, those with anything else, and the compares
+  // whose operands check_pointer_compares() checks against both when the body is lowered.
+  std::set<int> pointer_defs_, other_defs_;
+  std::vector<std::pair<int, PtxInstr>> pointer_compares_;
+  void note_def64(const PtxInstr& src, const IrInstr& out);
+  void check_pointer_compares();
   std::vector<std::pair<int, PtxInstr>> single_def_checks_;
   std::vector<std::string> errors_;
   int inline_count_ = 0;

@@ -48,6 +48,7 @@ struct PtxVar {
   int count = 0;                    // ".reg %r<N>": N; otherwise 0
   int align = 0;                    // .align N, 0 when absent
   int64_t array_size = -1;          // "name[N]": N elements of `type`; -1 when scalar
+  bool unsized = false;             // "name[]": an .extern array sized at launch (dynamic shared memory)
   std::vector<int64_t> init;        // "= {1, 2, ...}" or "= 5": elements of `type`
   bool visible = false;             // .visible / .extern linkage
   int line = 0;

@@ -430,7 +430,8 @@ class Parser {
     v.name = name();
     if (eat("<")) v.count = static_cast<int>(integer()), expect(">");
     while (eat("[")) {
-      int64_t n = at("]") ? 0 : integer();  // "[]": an unsized .extern array
+      if (at("]")) v.unsized = true;       // "[]": an unsized .extern array
+      int64_t n = at("]") ? 0 : integer();
       expect("]");
       v.array_size = v.array_size < 0 ? n : v.array_size * n;
     }

@@ -170,7 +170,10 @@ class Assembler {
     int col = c.col();
     std::string_view name = c.word();
     if (name == ".kernel") {
-      p_.kernel = std::string(c.word());
+      // The rest of the line: a C++ kernel's name may have blanks (reduce<int, 16u>).
+      std::string_view rest = c.rest();
+      while (!rest.empty() && (rest.back() == ' ' || rest.back() == '\t')) rest.remove_suffix(1);
+      p_.kernel = std::string(rest);
       if (p_.kernel.empty()) error(l, c.col(), "'.kernel' needs a name");
     } else if (name == ".grid" || name == ".block") {
       auto [x, y] = dims(l, c, name);

@@ -1,0 +1,397 @@
+// CUDA as people publish it: C++ kernels (mangled names, overloads, templates, default
+// arguments), barriers that order memory at every optimisation level, dynamic shared
+// memory one copy per resident block, vector types, every 32-bit atomic, cooperative
+// groups, and one kernel of a file not failed by another's constructs. Each kernel runs
+// on the interpreter; the values in the comments are worked out by hand (CUDA's results).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/error.h"
+#include "compiler/compile.h"
+#include "compiler/kernel_names.h"
+#include "gpu/interp.h"
+#include "test_util.h"
+
+namespace qgpu {
+namespace {
+
+using Values = std::vector<int32_t>;
+using test_util::TempFile;
+
+struct Result {
+  CompiledKernel k;
+  std::map<std::string, Values> mem;  // every array after the launch, by name
+};
+
+// Compiles `source` with `qgpu run`'s launch options and runs it on the interpreter.
+Result run_cuda(std::string_view source, const std::string& launch, const std::string& opt = "-Os") {
+  TempFile cu(source, ".cu");
+  CompileOptions o{.file = cu.path.string(), .opt_level = opt};
+  parse_launch_options(split_run_line(launch), o);
+  Result r{compile_cuda(source, o), {}};
+  Trace t = run(r.k.program, r.k.program.launch);
+  for (const Array& a : r.k.program.arrays) {
+    std::vector<uint32_t> words = read_array(t.final, a);
+    r.mem[a.name] = Values(words.begin(), words.end());
+  }
+  return r;
+}
+
+// The compile's error message ("" when it compiles).
+std::string compile_error(std::string_view source, const std::string& launch) {
+  try {
+    run_cuda(source, launch);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::vector<std::string> kOptLevels = {"-O1", "-Os", "-O2", "-O3", "-Oz"};
+
+// NVIDIA's uniform_add (cuda-samples, shfl_scan), as published: C++ linkage, a __shared__
+// scalar that thread 0 writes before __syncthreads() and every thread reads after it.
+// clang 14's GlobalsAA moved the load above the barrier at -Os/-O2/-O3/-Oz (threads 1-3
+// read the stale word: [11,2,3,4,25,6,7,8]); the barrier is now an asm with a memory clobber.
+constexpr const char* kUniformAdd = R"(
+__global__ void uniform_add(int *data, int *partial_sums, int len) {
+  __shared__ int buf;
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id > len) return;
+  if (threadIdx.x == 0) buf = partial_sums[blockIdx.x];
+  __syncthreads();
+  data[id] += buf;
+}
+)";
+
+TEST(Barrier, SharedScalarReadAfterSyncthreadsAtEveryLevel) {
+  for (const std::string& opt : kOptLevels) {
+    Result r = run_cuda(kUniformAdd, "--grid 2 --block 4 --arg data=[1,2,3,4,5,6,7,8] --arg partial_sums=[10,20] --arg len=8", opt);
+    EXPECT_EQ(r.mem["data"], (Values{11, 12, 13, 14, 25, 26, 27, 28})) << opt;
+  }
+}
+
+// The family: a value broadcast through shared memory by one thread across each barrier
+// form, at every level. Each thread ends with what the writer stored after the barrier.
+TEST(Barrier, BroadcastThroughSharedAcrossEveryBarrierForm) {
+  const std::vector<std::pair<std::string, std::string>> barriers = {
+      {"__syncthreads()", "__syncthreads()"},
+      {"__syncthreads_count(1)", "__syncthreads_count(1)"},
+      {"__syncthreads_or(1)", "__syncthreads_or(1)"},
+      {"cg::this_thread_block().sync()", "cg::this_thread_block().sync()"},
+      {"__threadfence(); __syncthreads()", "__syncthreads()"},
+  };
+  for (const auto& [first, second] : barriers) {
+    // Two rounds through one scalar and one array element, written by different threads.
+    const std::string source = fmt::format(R"(
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void broadcast(const int *in, int *out) {{
+  __shared__ int s;
+  __shared__ int a[4];
+  const int t = threadIdx.x;
+  if (t == 1) s = in[blockIdx.x];
+  {};
+  int x = s;
+  if (t == 3) a[2] = x * 10;
+  {};
+  out[blockIdx.x * blockDim.x + t] = x + a[2];
+}}
+)", first, second);
+    for (const std::string& opt : kOptLevels) {
+      Result r = run_cuda(source, "--grid 2 --block 4 --arg in=[3,5] --arg out=[0,0,0,0,0,0,0,0]", opt);
+      EXPECT_EQ(r.mem["out"], (Values{33, 33, 33, 33, 55, 55, 55, 55})) << first << " " << opt;
+    }
+  }
+}
+
+// __syncwarp() orders memory between the lanes of a warp: lane 0 writes, lane 3 reads.
+TEST(Barrier, SyncwarpOrdersSharedMemory) {
+  constexpr const char* source = R"(
+__global__ void warp_broadcast(const int *in, int *out) {
+  __shared__ int s[4];
+  int t = threadIdx.x;
+  s[t] = in[t] + 1;
+  __syncwarp();
+  out[t] = s[3 - t];
+}
+)";
+  for (const std::string& opt : kOptLevels)
+    EXPECT_EQ(run_cuda(source, "--block 4 --arg in=[1,2,3,4] --arg out=[0,0,0,0]", opt).mem["out"], (Values{5, 4, 3, 2}))
+        << opt;
+}
+
+// Dynamic shared memory: one copy per resident CUDA block, sized by --shared. Before, two
+// resident blocks shared one copy: the reduction of [27 | 74] returned [74, 74].
+constexpr const char* kDynamicReduce = R"(
+__global__ void reduce(const int *g_idata, int *g_odata) {
+  extern __shared__ int sdata[];
+  unsigned int tid = threadIdx.x;
+  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = g_idata[i];
+  __syncthreads();
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+}
+)";
+
+TEST(DynamicShared, OneCopyPerResidentBlock) {
+  Result r = run_cuda(kDynamicReduce, "--grid 2 --block 4 --shared 16 --arg g_idata=[20,3,4,0,70,1,2,1] --arg g_odata=[0,0]");
+  EXPECT_EQ(r.mem["g_odata"], (Values{27, 74}));
+  EXPECT_EQ(r.mem.count("sdata#0"), 1u);
+  EXPECT_EQ(r.mem["sdata#0"].size(), 4u);  // 16 bytes
+  EXPECT_EQ(r.mem.count("sdata#3"), 1u);   // four resident blocks of one warp
+}
+
+TEST(DynamicShared, EveryExternArrayStartsAtTheSameWord) {
+  constexpr const char* source = R"(
+__global__ void alias(int *out) {
+  extern __shared__ int a[];
+  extern __shared__ float f[];
+  a[threadIdx.x] = 0x3f800000 * (threadIdx.x & 1);
+  __syncthreads();
+  out[threadIdx.x] = f[threadIdx.x] == 1.0f;
+}
+)";
+  EXPECT_EQ(run_cuda(source, "--block 4 --shared 16 --arg out=[0,0,0,0]").mem["out"], (Values{0, 1, 0, 1}));
+}
+
+TEST(DynamicShared, WithoutItsSizeTheErrorNamesTheFlag) {
+  const std::string e = compile_error(kDynamicReduce, "--grid 2 --block 4 --arg g_idata=[1,2,3,4,5,6,7,8] --arg g_odata=[0,0]");
+  EXPECT_NE(e.find("dynamic shared memory"), std::string::npos) << e;
+  EXPECT_NE(e.find("--shared BYTES"), std::string::npos) << e;
+  EXPECT_NE(e.find("'sdata'"), std::string::npos) << e;
+  // Too large for the machine's memory: the words it needs, as for any array.
+  const std::string big = compile_error(kDynamicReduce, "--block 4 --shared 200 --arg g_idata=[1,2,3,4] --arg g_odata=[0]");
+  EXPECT_NE(big.find("__shared__ sdata (dynamic) 50 x 4 copies"), std::string::npos) << big;
+}
+
+// C++ kernels: the source name, a demangled name in outputs, overloads, default arguments.
+TEST(CxxKernels, MangledNamesAreTheSourceNames) {
+  Result r = run_cuda(kUniformAdd, "--kernel uniform_add --grid 2 --block 4 --arg data=[1,2,3,4,5,6,7,8] "
+                                   "--arg partial_sums=[10,20] --arg len=8");
+  EXPECT_EQ(r.k.kernel, "uniform_add");
+  EXPECT_EQ(r.k.program.kernel, "uniform_add");
+  EXPECT_EQ(r.mem.count("buf#0"), 1u);  // the __shared__ variable by its own name
+  // The kernel's signature also names it.
+  EXPECT_EQ(run_cuda(kUniformAdd, "--kernel 'uniform_add(int*, int*, int)' --grid 2 --block 4 "
+                                  "--arg data=[1,2,3,4,5,6,7,8] --arg partial_sums=[10,20] --arg len=8").k.kernel,
+            "uniform_add");
+}
+
+TEST(CxxKernels, OverloadsAreToldApart) {
+  constexpr const char* source = R"(
+namespace ops {
+__global__ void scale(int *x, int k) { x[threadIdx.x] *= k; }
+__global__ void scale(float *x, float k) { x[threadIdx.x] *= k; }
+}
+)";
+  const std::string e = compile_error(source, "--kernel scale --block 2 --arg x=[1,2] --arg k=3");
+  EXPECT_NE(e.find("names 2 kernels"), std::string::npos) << e;
+  EXPECT_NE(e.find("--kernel 'ops::scale(float*, float)'"), std::string::npos) << e;
+  EXPECT_EQ(run_cuda(source, "--kernel 'scale(int*, int)' --block 2 --arg x=[1,2] --arg k=3").mem["x"], (Values{3, 6}));
+  Result f = run_cuda(source, "--kernel 'ops::scale(float*, float)' --block 2 --arg x=[1.5,2] --arg k=2");
+  EXPECT_EQ(f.mem["x"], (Values{0x40400000, 0x40800000}));  // 3.0f, 4.0f: k read as a float
+}
+
+TEST(CxxKernels, DefaultArgumentsConstRestrictAndReferences) {
+  constexpr const char* source = R"(
+#include <cuda_runtime.h>
+namespace detail {
+constexpr int kScale = 3;
+__device__ void bump(int &v, const int by) { v += by; }
+}
+static_assert(detail::kScale == 3, "scale");
+__global__ void saxpy_int(const int *__restrict__ x, int *__restrict__ y, int a, int *partial = NULL) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = a * x[i];
+  detail::bump(v, detail::kScale);
+  y[i] += v;
+  if (partial != NULL && i == 0) partial[0] = 1;
+}
+)";
+  Result r = run_cuda(source, "--block 4 --arg x=[1,2,3,4] --arg y=[10,20,30,40] --arg a=2 --arg partial=[0]");
+  EXPECT_EQ(r.mem["y"], (Values{15, 27, 39, 51}));
+  EXPECT_EQ(r.mem["partial"], (Values{1}));
+}
+
+// Templates: --kernel 'NAME<ARGS>' instantiates the kernel for the launch; a float T reads
+// float arguments; a template not named with its arguments gets a message that says how.
+constexpr const char* kTemplateReduce = R"(
+template <typename T, unsigned int blockSize>
+__global__ void reduce(const T *__restrict__ in, T *out, unsigned int n) {
+  __shared__ T s[blockSize];
+  unsigned int t = threadIdx.x;
+  s[t] = t < n ? in[blockIdx.x * blockSize + t] : T(0);
+  __syncthreads();
+  if (blockSize >= 4) { if (t < 2) s[t] += s[t + 2]; __syncthreads(); }
+  if (t == 0) out[blockIdx.x] = s[0] + s[1];
+}
+)";
+
+TEST(Templates, InstantiatedByTheLaunch) {
+  Result i = run_cuda(kTemplateReduce, "--kernel 'reduce<int,4>' --grid 2 --block 4 --arg in=[1,2,3,4,5,6,7,8] --arg out=[0,0] --arg n=4");
+  EXPECT_EQ(i.mem["out"], (Values{10, 26}));
+  EXPECT_EQ(i.k.kernel, "reduce<int, 4u>");
+  Result f = run_cuda(kTemplateReduce, "--kernel 'reduce<float, 4>' --block 4 --arg in=[0.5,0.25,1,2] --arg out=[0] --arg n=4");
+  EXPECT_EQ(f.mem["out"], (Values{0x40700000}));  // (0.5 + 1) + (0.25 + 2) = 3.75f
+  const std::string e = compile_error(kTemplateReduce, "--kernel reduce --block 4 --arg in=[1] --arg out=[0] --arg n=1");
+  EXPECT_NE(e.find("--kernel 'NAME<int,16>'"), std::string::npos) << e;
+  const std::string bad = compile_error(kTemplateReduce, "--kernel 'reduce<int>' --block 4 --arg in=[1] --arg out=[0] --arg n=1");
+  EXPECT_NE(bad.find("clang could not compile"), std::string::npos) << bad;
+}
+
+TEST(Templates, ExplicitInstantiationsInTheFile) {
+  const std::string source = std::string(kTemplateReduce) +
+                             "template __global__ void reduce<int, 4>(const int *, int *, unsigned int);\n"
+                             "template __global__ void reduce<unsigned, 2>(const unsigned *, unsigned *, unsigned int);\n";
+  EXPECT_EQ(run_cuda(source, "--kernel 'reduce<unsigned int, 2u>' --block 2 --arg in=[7,8] --arg out=[0] --arg n=2").mem["out"],
+            (Values{15}));
+  const std::string e = compile_error(source, "--block 4 --arg in=[1] --arg out=[0] --arg n=1");
+  EXPECT_NE(e.find("reduce<int, 4u>(int const*, int*, unsigned int)"), std::string::npos) << e;
+}
+
+TEST(KernelNames, Demangled) {
+  KernelName k = kernel_name("_Z6reduceIiLj16EEvPKT_PS0_j");
+  EXPECT_EQ(k.name, "reduce<int, 16u>");
+  EXPECT_EQ(k.base, "reduce");
+  EXPECT_EQ(k.param_types, (std::vector<std::string>{"int const*", "int*", "unsigned int"}));
+  EXPECT_TRUE(names_kernel("reduce<int,16>", k));
+  EXPECT_TRUE(names_kernel("reduce<int, 16u>(int const*, int*, unsigned)", k));
+  EXPECT_FALSE(names_kernel("reduce<int,8>", k));
+  EXPECT_EQ(kernel_name("vecadd").name, "vecadd");
+  EXPECT_EQ(variable_name("_ZZ11uniform_addPiS_iE3buf"), "buf");
+}
+
+// Vector types: int4 loads and stores are four words each.
+TEST(VectorTypes, Int4AndFloat2LoadsAndStores) {
+  constexpr const char* source = R"(
+__global__ void swizzle(const int *__restrict__ in, int *__restrict__ out, float *f) {
+  int i = threadIdx.x;
+  int4 v = reinterpret_cast<const int4 *>(in)[i];
+  reinterpret_cast<int4 *>(out)[i] = make_int4(v.w, v.z, v.y, v.x + 100);
+  float2 p = reinterpret_cast<float2 *>(f)[i];
+  reinterpret_cast<float2 *>(f)[i] = make_float2(p.y, p.x);
+}
+)";
+  for (const char* opt : {"-Os", "-O3"}) {
+    Result r = run_cuda(source, "--block 2 --arg in=[1,2,3,4,5,6,7,8] --arg out=[0,0,0,0,0,0,0,0] --arg f=[1,2,3,4]", opt);
+    EXPECT_EQ(r.mem["out"], (Values{4, 3, 2, 101, 8, 7, 6, 105})) << opt;
+    EXPECT_EQ(r.mem["f"], (Values{0x40000000, 0x3f800000, 0x40800000, 0x40400000})) << opt;
+  }
+}
+
+// Every 32-bit atomic: the classic simpleAtomicIntrinsics sequence, four threads.
+TEST(Atomics, EveryIntegerAtomicAndFloatAdd) {
+  constexpr const char* source = R"(
+__global__ void atomics(int *g, unsigned *u, float *f) {
+  const int t = threadIdx.x;
+  atomicAdd(&g[0], 10);
+  atomicSub(&g[1], 10);
+  atomicMax(&g[2], t);
+  atomicMin(&g[3], t);
+  atomicCAS(&g[4], t - 1, t);
+  atomicAnd(&g[5], ~(1 << t));
+  atomicOr(&g[6], 1 << t);
+  atomicXor(&g[7], 3 << t);
+  atomicInc(&u[0], 2);
+  atomicDec(&u[1], 5);
+  atomicAdd(&f[0], 0.5f * t);
+  g[8 + t] = (int)atomicExch(&f[1], (float)t);
+}
+)";
+  Result r = run_cuda(source, "--block 4 --arg g=[0,0,-5,9,0,-1,0,0,0,0,0,0] --arg u=[0,0] --arg f=[1,0]");
+  // atomicCAS(&g[4], t - 1, t) advances 0 -> 1 -> 2 -> 3 when threads run in order, as lanes do.
+  EXPECT_EQ(r.mem["g"], (Values{40, -40, 3, 0, 3, -16, 15, 17, 0, 0, 1, 2}));  // (int) of the old floats 0, 0, 1, 2
+  EXPECT_EQ(r.mem["u"], (Values{1, 2}));               // inc: 1,2,0,1; dec: 5,4,3,2
+  EXPECT_EQ(r.mem["f"], (Values{0x40800000, 0x40400000}));  // 1 + 0 + 0.5 + 1 + 1.5 = 4; last exch 3
+}
+
+// Cooperative groups: tiles of a block, their shuffles, votes and cg::reduce.
+TEST(CooperativeGroups, TilesReduceAndVote) {
+  constexpr const char* source = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void tiles(const int *in, int *out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<4> tile = cg::tiled_partition<4>(block);
+  cg::thread_block_tile<2> pair = cg::tiled_partition<2>(block);
+  int v = in[block.thread_rank()];
+  int sum = cg::reduce(tile, v, cg::plus<int>());
+  int lo = cg::reduce(pair, v, cg::less<int>());
+  if (tile.thread_rank() == 0) atomicAdd(&out[0], sum);
+  out[2 + block.thread_rank()] = lo * 100 + (int)tile.ballot(v > 2) * 10 + tile.any(v == 7);
+  block.sync();
+  if (block.thread_rank() == 0) out[1] = block.size() * 1000 + tile.meta_group_size();
+}
+)";
+  Result r = run_cuda(source, "--block 8 --arg in=[4,1,3,2,5,8,7,6] --arg out=[0,0,0,0,0,0,0,0,0,0]");
+  // Tiles of 4: {4,1,3,2} sum 10, ballot(v>2) = 0b0101 = 5; {5,8,7,6}: 26, 0b1111 = 15, has a 7.
+  // Pairs' minima: 1, 2, 5, 6.
+  EXPECT_EQ(r.mem["out"], (Values{36, 8002, 150, 150, 250, 250, 651, 651, 751, 751}));
+  const std::string e = compile_error(R"(
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void wide(int *out) { out[cg::tiled_partition<8>(cg::this_thread_block()).thread_rank()] = 1; }
+)", "--block 8 --arg out=[0,0,0,0,0,0,0,0]");
+  EXPECT_NE(e.find("at most warpSize = 4 threads"), std::string::npos) << e;
+}
+
+// One kernel's problem stays its own: another kernel of the file with constructs the machine
+// lacks (double, a local array indexed at run time, 64-bit division) does not fail this one.
+TEST(SeveralKernels, AnotherKernelsConstructsDoNotMatter) {
+  constexpr const char* source = R"(
+__global__ void fine(int *x) { x[threadIdx.x] += 1; }
+__global__ void heavy(double *d, long long *q, int k) {
+  int t[8];
+  for (int i = 0; i < 8; ++i) t[i] = i * k;
+  d[0] = d[0] * 1.5 + t[k & 7];
+  q[0] = q[0] / (q[1] + k);
+}
+__global__ void shuffles(int *x) { x[threadIdx.x] = __shfl_xor_sync(0xffffffff, x[threadIdx.x], 1); }
+)";
+  Result r = run_cuda(source, "--kernel fine --block 4 --arg x=[1,2,3,4]");
+  EXPECT_EQ(r.mem["x"], (Values{2, 3, 4, 5}));
+  EXPECT_EQ(r.mem.count("__shfl"), 0u);  // the other kernel's shuffle words are not this one's
+  const std::string e = compile_error(source, "--kernel heavy --block 1 --arg d=[0,0] --arg q=[0,0,0,0] --arg k=1");
+  EXPECT_FALSE(e.empty());  // that kernel itself is refused
+}
+
+// Pointers compared: exact in 32 bits when both sides are addresses; a long long is not.
+TEST(Pointers, ComparedWithNullAndEachOther) {
+  constexpr const char* source = R"(
+__global__ void walk(const int *begin, const int *end, int *out) {
+  int n = 0;
+  for (const int *p = begin; p < end; ++p) n += *p;
+  out[threadIdx.x] = (begin != NULL) * 1000 + n;
+}
+__global__ void wide(long long *x, int *out) { out[0] = x[0] != 5; }
+)";
+  EXPECT_EQ(run_cuda(source, "--kernel walk --block 2 --arg begin=[1,2,3] --arg end=[0] --arg out=[0,0]").mem["out"],
+            (Values{1006, 1006}));  // end's array follows begin's: the loop reads 1, 2, 3
+  const std::string e = compile_error(source, "--kernel wide --block 1 --arg x=[5,0] --arg out=[0]");
+  EXPECT_FALSE(e.empty());
+}
+
+TEST(RunLines, QuotesAndTheSharedFlag) {
+  EXPECT_EQ(split_run_line("--kernel 'reduce<int, 16>' --grid 2"),
+            (std::vector<std::string>{"--kernel", "reduce<int, 16>", "--grid", "2"}));
+  CompileOptions o;
+  parse_launch_options(split_run_line("--grid 2 --block 8 --shared=64 --arg x=[1,2]"), o);
+  EXPECT_EQ(o.shared_bytes, 64);
+  EXPECT_EQ(o.launch.grid_x, 2);
+  EXPECT_THROW(parse_launch_options({"--shared", "-4"}, o), Error);
+  EXPECT_THROW(parse_launch_options({"--stream", "1"}, o), Error);
+  EXPECT_THROW(split_run_line("--kernel 'f<int>"), Error);
+}
+
+}  // namespace
+}  // namespace qgpu
