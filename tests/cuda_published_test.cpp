@@ -381,6 +381,64 @@ __global__ void wide(long long *x, int *out) { out[0] = x[0] != 5; }
   EXPECT_FALSE(e.empty());
 }
 
+// A local array indexed at run time (a median filter's insertion sort): one copy per lane.
+TEST(LocalArrays, OneCopyPerLane) {
+  constexpr const char* source = R"(
+__global__ void median5(const int *in, int *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int w[5];
+  for (int k = 0; k < 5; ++k) w[k] = in[min(max(i + k - 2, 0), n - 1)];
+  for (int a = 1; a < 5; ++a) {
+    int v = w[a], b = a - 1;
+    while (b >= 0 && w[b] > v) { w[b + 1] = w[b]; --b; }
+    w[b + 1] = v;
+  }
+  out[i] = w[2];
+}
+)";
+  for (const char* opt : {"-Os", "-O2"}) {
+    Result r = run_cuda(source, "--grid 2 --block 4 --arg in=[5,1,9,3,7,2,8,6] --arg out=[0,0,0,0,0,0,0,0] --arg n=8", opt);
+    EXPECT_EQ(r.mem["out"], (Values{5, 5, 5, 3, 7, 6, 6, 6})) << opt;
+    EXPECT_EQ(r.mem["__local"].size(), 5u * 16) << opt;  // 5 words for each of the 16 lanes
+  }
+  // Too large for memory: the message counts the local array's copies.
+  const std::string e = compile_error(R"(
+__global__ void big(const int *in, int *out) {
+  int t[8];
+  for (int k = 0; k < 8; ++k) t[k] = in[k];
+  out[0] = t[in[0] & 7];
+}
+)", "--block 1 --arg in=[1,2,3,4,5,6,7,8] --arg out=[0]");
+  EXPECT_NE(e.find("local array 8 x 16 lanes"), std::string::npos) << e;
+}
+
+// __constant__ and __device__ variables set from the command line, as cudaMemcpyToSymbol would.
+TEST(ConstantMemory, SetFromTheCommandLine) {
+  constexpr const char* source = R"(
+__constant__ float coeffs[4];
+__constant__ int bias = 7;
+__device__ int counter;
+__global__ void poly(const float *x, float *y, int *n) {
+  int i = threadIdx.x;
+  float v = x[i];
+  y[i] = fmaf(fmaf(fmaf(coeffs[3], v, coeffs[2]), v, coeffs[1]), v, coeffs[0]);
+  atomicAdd(&counter, bias);
+  __syncthreads();
+  if (i == 0) n[0] = counter;
+}
+)";
+  Result r = run_cuda(source, "--block 4 --arg x=[0,1,2,-1] --arg y=[0,0,0,0] --arg n=[0] --arg coeffs=[1,2,0.5,0.25] --arg counter=100");
+  EXPECT_EQ(r.mem["y"], (Values{0x3f800000, 0x40700000, 0x41100000, int32_t(0xbf400000)}));  // 1, 3.75, 9, -0.75
+  EXPECT_EQ(r.mem["n"], (Values{128}));
+  EXPECT_EQ(run_cuda(source, "--block 4 --arg x=[0,1,2,-1] --arg y=[0,0,0,0] --arg n=[0] --arg coeffs=[0,0,0,0] --arg bias=1")
+                .mem["n"], (Values{4}));
+  const std::string e = compile_error(source, "--block 4 --arg x=[0,0,0,0] --arg y=[0,0,0,0] --arg n=[0] --arg coeffs=[1,2,3,4,5]");
+  EXPECT_NE(e.find("5 values for 'coeffs', which holds 4"), std::string::npos) << e;
+  const std::string s = compile_error(source, "--block 4 --arg x=[0,0,0,0] --arg y=[0,0,0,0] --arg n=[0] --arg bias=[1]");
+  EXPECT_NE(s.find("'bias' is a scalar"), std::string::npos) << s;
+}
+
 TEST(RunLines, QuotesAndTheSharedFlag) {
   EXPECT_EQ(split_run_line("--kernel 'reduce<int, 16>' --grid 2"),
             (std::vector<std::string>{"--kernel", "reduce<int, 16>", "--grid", "2"}));

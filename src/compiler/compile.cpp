@@ -233,7 +233,7 @@ const KernelArg& find_arg(const CompileOptions& o, const CudaParam& p) {
   fail("kernel parameter '{}' needs a value: --arg {}={}", p.name, p.name, p.pointer ? "[...]" : "N");
 }
 
-Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaParam>& params,
+Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source, const std::vector<CudaParam>& params,
               const CompileOptions& o) {
   Layout l;
   const Reach r = reach(m, k);
@@ -261,13 +261,40 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
   for (const KernelArg& a : o.args) {
     bool known = false;
     for (const CudaParam& p : params) known |= p.name == a.name;
-    if (!known) fail("--arg {}: the kernel has no parameter '{}'", a.name, a.name);
+    for (const PtxVar& g : m.globals) known |= g.space != ".shared" && variable_name(g.name) == a.name;
+    if (!known)
+      fail("--arg {}: the kernel has no parameter '{}' (nor a __device__ or __constant__ variable of that name)",
+           a.name, a.name);
   }
+  // Module variables (__device__, __constant__), with their initial values, or the values an
+  // --arg gives them, as cudaMemcpyToSymbol would before the launch.
+  std::set<std::string> float_globals;
   for (const PtxVar& g : m.globals) {
     if (g.space == ".shared") continue;
+    const std::string name = variable_name(g.name);
+    std::vector<uint32_t> words = var_words(g);
+    for (const KernelArg& a : o.args) {
+      if (a.name != name) continue;
+      // clang declares an array without an initialiser as bytes (.b8 coeffs[16]): its words
+      // are the elements, and the source says whether they are floats.
+      const bool array = g.array_size >= 0 && words.size() > 1;
+      if (element_bytes(g.type) != 4 && (element_bytes(g.type) != 1 || g.array_size % 4 != 0))
+        fail("--arg {}: only variables of 32-bit elements (int, unsigned, float) can be set", a.name);
+      if (a.is_array != array)
+        fail("--arg {}: '{}' is {}: give {}", a.name, name, array ? "an array" : "a scalar",
+             array ? "a list like [1,2,3]" : "a number");
+      const std::regex float_decl("\\bfloat\\b[^;{}()]*\\b" + name + "\\s*[\\[=;]");
+      const bool is_float = g.type == ".f32" || std::regex_search(strip_comments(source), float_decl);
+      std::vector<uint32_t> given = arg_words(a, {name, a.is_array, is_float});
+      if (is_float) float_globals.insert(g.name);
+      if (given.size() > words.size())
+        fail("--arg {}: {} values for '{}', which holds {}", a.name, given.size(), name, words.size());
+      std::copy(given.begin(), given.end(), words.begin());
+    }
     l.env.global_address[g.name] = 4 * next;
-    l.summary += fmt::format(", {} {}", g.name, var_words(g).size());
-    place(l, g.name, var_words(g), next);
+    l.summary += fmt::format(", {} {}", name, words.size());
+    place(l, name, words, next);
+    l.arrays.back().is_float = g.type == ".f32" || float_globals.count(g.name);
   }
   l.env.ctas_per_wave = ctas_per_wave(o.launch);
   // The __shared__ variables the kernel names, one copy per resident CUDA block, under the
@@ -298,6 +325,19 @@ Layout layout(const PtxModule& m, const PtxFunction& k, const std::vector<CudaPa
     for (int c = 0; c < l.env.ctas_per_wave; ++c)
       place(l, l.env.ctas_per_wave == 1 ? name : fmt::format("{}#{}", name, c), std::vector<uint32_t>(words, 0), next);
   }
+  // Local arrays (a function's .local depot: `int t[8]` indexed at run time): one copy per
+  // lane of the machine, as spilled values have, since any lane may run any thread.
+  for (const PtxFunction& f : m.functions)
+    if (r.functions.count(f.name))
+      for (const PtxVar& v : f.locals) {
+        if (v.space != ".local") continue;
+        const int words = std::max(1, static_cast<int>(var_words(v).size()));
+        l.env.local[v.name] = {next, words};
+        l.summary += fmt::format(", local array{} {} x {} lanes", f.is_entry ? "" : " of " + kernel_name(f.name).name,
+                                 words, kWarps * kLanes);
+        place(l, fmt::format("__local{}", l.env.local.size() == 1 ? "" : "#" + std::to_string(l.env.local.size() - 1)),
+              std::vector<uint32_t>(static_cast<size_t>(words * kWarps * kLanes), 0), next);
+      }
   // The words warp shuffles and votes exchange values through (lower.cpp), when the
   // kernel uses them; written zero in the image, so a lane may read one no lane of its
   // warp wrote yet.
@@ -569,7 +609,7 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
          k.params.size());
   for (const CudaParam& p : *params)
     if (p.pointer) out.outputs.push_back(p.name);
-  Layout l = layout(m, k, *params, o);
+  Layout l = layout(m, k, source, *params, o);
   l.env.file = ptx_file;
   l.env.float_sequences = o.float_sequences;
   try {
@@ -599,7 +639,13 @@ CompiledKernel compile_cuda(std::string_view source, const CompileOptions& o) {
   if (is_template_id(o.kernel))
     instantiate = fmt::format("static void *const __qgpu_launched_kernel = (void *)&{};\n", o.kernel);
   std::string ptx = compile_to_ptx(o.file, o.opt_level, instantiate);
-  return compile_ptx(ptx, source, o);
+  try {
+    return compile_ptx(ptx, source, o);
+  } catch (const Error& e) {
+    if (o.opt_level != "-O0") throw;
+    throw Error(fmt::format("{}\nat -O0 clang keeps every variable in a stack of 64-bit words, which the machine "
+                            "cannot hold: compile at -Os (the default) or -O1, -O2, -O3, -Oz", e.what()));
+  }
 }
 
 CompiledKernel compile_cuda_text(std::string_view source, const CompileOptions& o) {

@@ -99,6 +99,14 @@ std::optional<IrOperand> Lowerer::value(Frame& fr, const PtxInstr& in, const Ptx
 // The byte address of a global or this CUDA block's copy of a shared variable.
 std::optional<IrOperand> Lowerer::symbol_address(Frame& fr, const PtxInstr& in, const std::string& name, int col) {
   if (auto it = env_.global_address.find(name); it != env_.global_address.end()) return ir_imm(it->second);
+  if (auto l = env_.local.find(name); l != env_.local.end()) {  // this thread's copy of a local array
+    IrOperand slot = ir_vreg(temp()), scaled = ir_vreg(temp()), at = ir_vreg(temp());
+    emit_helper(in, {.op = Op::kMadLo, .d = slot, .a = ir_special(Special::kWarpid), .b = ir_imm(kLanes),
+                     .c = ir_special(Special::kLaneid)});
+    emit_helper(in, {.op = Op::kMulLo, .d = scaled, .a = slot, .b = ir_imm(4 * l->second.words)});
+    emit_helper(in, {.op = Op::kAdd, .d = at, .a = scaled, .b = ir_imm(4 * l->second.base_word)});
+    return at;
+  }
   auto it = env_.shared.find(name);
   if (it == env_.shared.end() && is_local_var(fr, name))  // __local_depot: a local array, or -O0
     return error(in, col, fmt::format("'{}': {}", name, kLocalMemory)), std::nullopt;

@@ -24,6 +24,9 @@ struct LowerEnv {
   std::set<std::string> scalar_params;            // kernel .params loaded from their word
   std::map<std::string, int64_t> global_address;  // .global/.const symbol -> byte address
   std::map<std::string, SharedPlacement> shared;  // .shared symbol -> placement
+  // .local depot symbol (a local array: int t[8] indexed at run time) -> its placement: one
+  // copy of `words` per resident lane, lane slot 4 %warpid + %laneid at base + slot * words.
+  std::map<std::string, SharedPlacement> local;
   int ctas_per_wave = 1;
   int shfl_word = -1;  // first of the shuffles' 16 words (a word per lane of each resident warp), or -1
   int vote_word = -1;  // first of the votes' 4 words (one per resident warp), or -1

@@ -124,7 +124,6 @@ bool Lowerer::memory_type_ok(const PtxInstr& in) {
     if ((p == "v2" || p == "v4") && (in.parts[0] != "ld" && in.parts[0] != "st"))
       return unsupported(in, "vector atomics are not supported"), false;
     if (p == "v2" || p == "v4" || p == "v8") continue;
-    if (p == "local") return unsupported(in, kLocalMemory), false;
     if (is_64(p) && (in.parts[0] == "atom" || in.parts[0] == "red" || has_part(in, "v2") || has_part(in, "v4")))
       return unsupported(in, "64-bit atomics and vectors of 64-bit values are not supported"), false;
     if (is_64(p)) continue;  // two words (lower_ld, lower_st)
