@@ -124,7 +124,9 @@ std::vector<Case> generatable(bool first_case_only, Gaps& gaps, bool two_kernels
         break;
       }
       std::set<std::string> floats;
-      for (const nlohmann::json& f : expected.value("float_params", nlohmann::json::array())) floats.insert(f.get<std::string>());
+      // A template's instances may differ in type: a case's own list, else the file's.
+      for (const nlohmann::json& f : c.value("float_params", expected.value("float_params", nlohmann::json::array())))
+        floats.insert(f.get<std::string>());
       out.push_back({name, run, std::move(k), c.at("outputs"), floats});
       if (first_case_only) break;
     }

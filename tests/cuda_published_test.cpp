@@ -439,6 +439,61 @@ __global__ void poly(const float *x, float *y, int *n) {
   EXPECT_NE(s.find("'bias' is a scalar"), std::string::npos) << s;
 }
 
+// 8- and 16-bit data: chars, bools and shorts packed in words, read back in their type;
+// threads writing adjacent chars of one word (and the same flag) all land.
+TEST(SmallData, CharsBoolsAndShorts) {
+  constexpr const char* source = R"(
+__global__ void caesar(const unsigned char *in, unsigned char *out, int shift, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned char c = in[i];
+    if (c >= 'a' && c <= 'z') c = 'a' + (c - 'a' + shift) % 26;
+    out[i] = c;
+  }
+}
+__global__ void flags(const int *x, bool *pos, short *half, bool *any, char *sign, int n) {
+  int i = threadIdx.x;
+  if (i < n) {
+    pos[i] = x[i] > 0;
+    half[i] = (short)(x[i] / 2);
+    if (x[i] > 100) *any = true;
+    sign[i] = x[i] < 0 ? -1 : (char)(x[i] & 127);
+  }
+}
+__global__ void scale_shorts(const short *s, unsigned short *u, int *out, signed char k) {
+  short w = s[threadIdx.x] * k;
+  u[threadIdx.x] = (unsigned short)w;
+  atomicAdd(out, w < 0 ? -1 : (int)w);
+}
+)";
+  for (const std::string& opt : kOptLevels) {
+    Result c = run_cuda(source, "--kernel caesar --grid 2 --block 4 --arg in=[104,101,108,108,111,122,33,200] "
+                                "--arg out=[0,0,0,0,0,0,0,0] --arg shift=3 --arg n=7", opt);
+    EXPECT_EQ(array_elements(c.k.program.arrays[1], {uint32_t(c.mem["out"][0]), uint32_t(c.mem["out"][1])}),
+              (std::vector<int64_t>{107, 104, 111, 111, 114, 99, 33, 0})) << opt;
+    Result f = run_cuda(source, "--kernel flags --block 8 --arg x=[1,-2,300,0,5,-7,200,9] --arg pos=[0,0,0,0,0,0,0,0] "
+                                "--arg half=[0,0,0,0,0,0,0,0] --arg any=[0] --arg sign=[0,0,0,0,0,0,0,0] --arg n=8", opt);
+    auto elements = [&](const std::string& name) {
+      for (const Array& a : f.k.program.arrays)
+        if (a.name == name) return array_elements(a, std::vector<uint32_t>(f.mem[name].begin(), f.mem[name].end()));
+      return std::vector<int64_t>{};
+    };
+    EXPECT_EQ(elements("pos"), (std::vector<int64_t>{1, 0, 1, 0, 1, 0, 1, 1})) << opt;
+    EXPECT_EQ(elements("half"), (std::vector<int64_t>{0, -1, 150, 0, 2, -3, 100, 4})) << opt;
+    EXPECT_EQ(elements("any"), (std::vector<int64_t>{1})) << opt;  // two threads set it in one step
+    EXPECT_EQ(elements("sign"), (std::vector<int64_t>{1, -1, 44, 0, 5, -1, 72, 9})) << opt;
+    EXPECT_EQ(f.mem["pos"].size(), 2u);  // 8 bools in 2 words
+  }
+  Result s = run_cuda(source, "--kernel scale_shorts --block 4 --arg s=[1,2,-3,20000] --arg u=[0,0,0,0] --arg out=[0] --arg k=3");
+  EXPECT_EQ(s.mem["out"], (Values{7}));  // 3 + 6 - 1 - 1: 60000 is -5536 as a short
+  EXPECT_EQ(array_elements(s.k.program.arrays[1], {uint32_t(s.mem["u"][0]), uint32_t(s.mem["u"][1])}),
+            (std::vector<int64_t>{3, 6, 65527, 60000}));
+  const std::string e = compile_error(source, "--kernel scale_shorts --block 4 --arg s=[1,2,3,40000] --arg u=[0,0,0,0] --arg out=[0] --arg k=3");
+  EXPECT_NE(e.find("'40000' is not a short (-32768..32767"), std::string::npos) << e;
+  EXPECT_NE(compile_error(source, "--kernel flags --block 1 --arg x=[1] --arg pos=[2] --arg half=[0] --arg any=[0] "
+                                  "--arg sign=[0] --arg n=1").find("is not a bool (0..1"), std::string::npos);
+}
+
 TEST(RunLines, QuotesAndTheSharedFlag) {
   EXPECT_EQ(split_run_line("--kernel 'reduce<int, 16>' --grid 2"),
             (std::vector<std::string>{"--kernel", "reduce<int, 16>", "--grid", "2"}));

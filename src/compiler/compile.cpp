@@ -36,6 +36,9 @@ struct CudaParam {
   std::string name;
   bool pointer = false;
   bool is_float = false;  // float or float * (its values are binary32)
+  int elem_bytes = 4;     // char, bool: 1; short: 2 (packed in the words)
+  bool elem_signed = true;
+  bool is_bool = false;
 };
 
 std::string strip_comments(std::string_view s) {
@@ -54,6 +57,22 @@ std::string strip_comments(std::string_view s) {
   return out;
 }
 
+// The element type of a parameter's type text ("const unsigned char *", "short const*",
+// "bool*"): its size and signedness when it is 8 or 16 bits (char is signed, as on a GPU).
+void small_element(const std::string& type, CudaParam& p) {
+  static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
+  std::string t;
+  for (auto it = std::sregex_iterator(type.begin(), type.end(), word); it != std::sregex_iterator(); ++it)
+    if (it->str() != "const" && it->str() != "volatile" && it->str() != "__restrict__" && it->str() != "__restrict" &&
+        it->str() != "int" && it->str() != "signed")
+      t += (t.empty() ? "" : " ") + it->str();
+  if (t == "char" || t == "int8_t" || t == "char4" || t == "char2") p.elem_bytes = 1, p.elem_signed = true;
+  else if (t == "unsigned char" || t == "uint8_t" || t == "uchar4" || t == "uchar2" || t == "uchar") p.elem_bytes = 1, p.elem_signed = false;
+  else if (t == "bool") p.elem_bytes = 1, p.elem_signed = false, p.is_bool = true;
+  else if (t == "short" || t == "int16_t" || t == "short2") p.elem_bytes = 2, p.elem_signed = true;
+  else if (t == "unsigned short" || t == "uint16_t" || t == "ushort" || t == "ushort2") p.elem_bytes = 2, p.elem_signed = false;
+}
+
 // One parameter's declaration ("const float *__restrict__ x", "int *partial_sums = NULL")
 // as a CudaParam: its name is the last identifier before a default argument.
 CudaParam parse_param(std::string p) {
@@ -63,8 +82,10 @@ CudaParam parse_param(std::string p) {
   for (auto it = std::sregex_iterator(p.begin(), p.end(), ident); it != std::sregex_iterator(); ++it)
     if (it->str() != "const" && it->str() != "__restrict__" && it->str() != "__restrict" && it->str() != "volatile")
       last = it->str();
-  return {last, p.find('*') != std::string::npos || p.find('[') != std::string::npos || p.find('&') != std::string::npos,
-          std::regex_search(p, std::regex("\\bfloat\\b"))};
+  CudaParam out{last, p.find('*') != std::string::npos || p.find('[') != std::string::npos || p.find('&') != std::string::npos,
+                std::regex_search(p, std::regex("\\bfloat\\b"))};
+  if (!last.empty()) small_element(p.substr(0, p.rfind(last)), out);
+  return out;
 }
 
 // The parameters of `__global__ void NAME(...)` in the CUDA source: the names as written;
@@ -97,6 +118,8 @@ std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, con
         const std::string& t = k.param_types[i];
         params[i].pointer = t.find('*') != std::string::npos || t.find('&') != std::string::npos;
         params[i].is_float = std::regex_search(t, std::regex("^float\\b"));
+        params[i].elem_bytes = 4, params[i].elem_signed = true, params[i].is_bool = false;
+        small_element(t, params[i]);
       }
     return params;
   }
@@ -196,6 +219,28 @@ void place(Layout& l, const std::string& name, std::vector<uint32_t> init, int& 
 // is that number as a float (rounded to nearest even).
 std::vector<uint32_t> arg_words(const KernelArg& a, const CudaParam& p) {
   std::vector<uint32_t> words;
+  if (p.elem_bytes != 4) {  // chars, bools, shorts: packed little-endian, 4 or 2 a word
+    const int bits = 8 * p.elem_bytes;
+    const int64_t lo = p.is_bool ? 0 : p.elem_signed ? -(int64_t{1} << (bits - 1)) : 0;
+    const int64_t hi = p.is_bool ? 1 : p.elem_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+    const char* type = p.is_bool ? "bool" : p.elem_bytes == 1 ? (p.elem_signed ? "char" : "unsigned char")
+                                                              : (p.elem_signed ? "short" : "unsigned short");
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      const std::string_view item = i < a.items.size() ? std::string_view(a.items[i]) : std::string_view();
+      const std::optional<int64_t> v = item.empty() ? a.values[i] : parse_integer(item);
+      if (!v || *v < lo || *v > hi)
+        fail("--arg {}: '{}' is not a {} ({}..{}; parameter '{}')", a.name, item.empty() ? std::to_string(a.values[i]) : std::string(item),
+             type, lo, hi, p.name);
+      if (!p.pointer) {  // a scalar: the word holds the value, extended
+        words.push_back(static_cast<uint32_t>(*v));
+        continue;
+      }
+      const size_t byte = i * p.elem_bytes;
+      if (byte / 4 >= words.size()) words.push_back(0);
+      words[byte / 4] |= (static_cast<uint32_t>(*v) & ((bits == 32 ? 0u : 1u << bits) - 1)) << (8 * (byte % 4));
+    }
+    return words;
+  }
   for (size_t i = 0; i < a.values.size(); ++i) {
     const std::string_view item = i < a.items.size() ? std::string_view(a.items[i]) : std::string_view();
     if (!p.is_float) {
@@ -254,9 +299,13 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
       continue;
     }
     l.env.param_value[k.params[i].name] = 4 * next;
-    l.summary += fmt::format("{}{} {}", l.summary.empty() ? "" : ", ", a.name, a.values.size());
-    place(l, a.name, arg_words(a, params[i]), next);
+    std::vector<uint32_t> words = arg_words(a, params[i]);
+    l.summary += fmt::format("{}{} {}", l.summary.empty() ? "" : ", ", a.name, words.size());
+    place(l, a.name, std::move(words), next);
     l.arrays.back().is_float = params[i].is_float;
+    l.arrays.back().elem_bytes = params[i].elem_bytes;
+    l.arrays.back().elem_signed = params[i].elem_signed;
+    l.arrays.back().count = static_cast<int>(a.values.size());
   }
   for (const KernelArg& a : o.args) {
     bool known = false;
@@ -536,6 +585,7 @@ KernelArg parse_kernel_arg(std::string_view text) {
 void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const Layout& l, const CompileOptions& o) {
   out.ir = lower_kernel(m, k, l.env);
   optimise(out.ir);
+  define_before_use(out.ir);
   legalise(out.ir);
   int next = 0;
   for (const Array& x : l.arrays) next = std::max(next, x.base + x.size);

@@ -78,7 +78,9 @@ std::optional<IrOperand> Lowerer::value(Frame& fr, const PtxInstr& in, const Ptx
     case PtxOperandKind::kReg: {
       std::string t = reg_type(fr, o.name);
       if (t == ".pred") return ir_pred(predreg(fr, o.name));
-      if (std::string p = type_problem(t.empty() ? "" : t.substr(1)); !p.empty())
+      // A 16-bit register (%rs: char and short values) is a 32-bit one whose low 16 bits are
+      // its value: the ops that read the bits above them extend it first (lower_16).
+      if (std::string p = type_problem(t.empty() ? "" : t.substr(1)); !p.empty() && small_bytes(t.substr(1)) != 2)
         return error(in, o.col, fmt::format("register {}: {}", o.name, p)), std::nullopt;
       return ir_vreg(vreg(fr, o.name));
     }
@@ -256,6 +258,8 @@ void Lowerer::lower_body(Frame& fr, int depth) {
 
 void Lowerer::lower_instr(Frame& fr, const PtxInstr& in, int depth) {
   const std::string& op = in.parts.at(0);
+  if (small_bytes(last_part(in)) == 2 && op != "ld" && op != "st" && op != "cvt" && op != "atom" && op != "red")
+    return lower_16(fr, in, depth);
   if (op == "mov") return lower_mov(fr, in);
   if (op == "cvta" || op == "cvt") return lower_cvt(fr, in);
   if (op == "ld") return lower_ld(fr, in);

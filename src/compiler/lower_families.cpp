@@ -127,6 +127,7 @@ bool Lowerer::memory_type_ok(const PtxInstr& in) {
     if (is_64(p) && (in.parts[0] == "atom" || in.parts[0] == "red" || has_part(in, "v2") || has_part(in, "v4")))
       return unsupported(in, "64-bit atomics and vectors of 64-bit values are not supported"), false;
     if (is_64(p)) continue;  // two words (lower_ld, lower_st)
+    if (small_bytes(p) && (in.parts[0] == "ld" || in.parts[0] == "st")) continue;  // lower_ld_small, lower_st_small
     if (std::string why = type_problem(p); !why.empty()) return unsupported(in, why), false;
   }
   return true;
@@ -156,10 +157,16 @@ void Lowerer::lower_ld(Frame& fr, const PtxInstr& in) {
   int64_t off = 0;
   if (!address(fr, in, in.operands[1], base, off)) return;
   int64_t at = off;
+  const int small = small_bytes(last_part(in));
   for (const PtxOperand& e : vector_elements(in, in.operands[0])) {
     if (e.kind != PtxOperandKind::kReg) return void(error(in, e.col, "expected a destination register"));
     auto d = value(fr, in, e);
     if (!d) return;
+    if (small) {  // a char or short in its word
+      lower_ld_small(in, *d, base, at, small, last_part(in)[0] == 's');
+      at += small;
+      continue;
+    }
     emit(in, {.op = Op::kLd, .d = *d, .a = base, .offset = at});
     at += 4;
     // A 64-bit load (a struct or an int4 copied as two longs): the low word is the value, as
@@ -177,17 +184,21 @@ void Lowerer::lower_ld(Frame& fr, const PtxInstr& in) {
 // immediate), or a value passed to an inlined function.
 void Lowerer::lower_ld_param(Frame& fr, const PtxInstr& in) {
   std::string t = last_part(in);
-  if (std::string p = type_problem(t); !p.empty()) return unsupported(in, p);
+  const int small = small_bytes(t);  // a char, short or bool argument: its value extended
+  if (std::string p = type_problem(t); !p.empty() && !small) return unsupported(in, p);
   auto d = dest(fr, in, 0);
   const PtxOperand& a = in.operands[1];
   if (!d || a.kind != PtxOperandKind::kAddress) return;
-  if (auto it = fr.params.find(a.name); it != fr.params.end() && a.imm == 0)
-    return emit(in, {.op = Op::kMov, .d = *d, .a = it->second});
+  std::optional<IrOperand> from;
+  if (auto it = fr.params.find(a.name); it != fr.params.end() && a.imm == 0) from = it->second;
   auto it = env_.param_value.find(a.name);
-  if (it == env_.param_value.end() || a.imm != 0)
+  if (!from && (it == env_.param_value.end() || a.imm != 0))
     return unsupported(in, "parameters passed by value as structs are not supported");
-  if (env_.scalar_params.count(a.name)) return emit(in, {.op = Op::kLd, .d = *d, .offset = it->second});
-  emit(in, {.op = Op::kMov, .d = *d, .a = ir_imm(wrap32(it->second))});
+  if (!from && !env_.scalar_params.count(a.name)) return emit(in, {.op = Op::kMov, .d = *d, .a = ir_imm(wrap32(it->second))});
+  if (!small) return emit(in, from ? IrInstr{.op = Op::kMov, .d = *d, .a = *from} : IrInstr{.op = Op::kLd, .d = *d, .offset = it->second});
+  IrOperand word = *from;
+  if (!from) word = fresh_(), emit_helper(in, {.op = Op::kLd, .d = word, .offset = it->second});
+  emit(in, {.op = Op::kMov, .d = *d, .a = extended(fr, in, word, small, t[0] == 's')});
 }
 
 void Lowerer::lower_st(Frame& fr, const PtxInstr& in) {
@@ -201,6 +212,11 @@ void Lowerer::lower_st(Frame& fr, const PtxInstr& in) {
   for (const PtxOperand& e : vector_elements(in, in.operands[1])) {
     auto v = value(fr, in, e);
     if (!v) return;
+    if (const int small = small_bytes(last_part(in))) {  // a char or short in its word
+      lower_st_small(in, *v, base, at, small);
+      at += small;
+      continue;
+    }
     if (is_64(last_part(in))) {  // two words: the value's high half must be known
       std::optional<IrOperand> hi = v->kind == K::kImm ? std::optional<IrOperand>(ir_imm(wrap32(e.imm >> 32))) : std::nullopt;
       if (auto it = v->kind == K::kVReg ? high_.find(v->index) : high_.end(); it != high_.end()) hi = it->second;
@@ -309,11 +325,12 @@ void Lowerer::lower_ret(Frame& fr, const PtxInstr& in) {
   emit(in, {.op = Op::kBra});
 }
 
-// bar.sync 0 (__syncthreads) is the machine's bar. bar.warp.sync (__syncwarp) is nothing:
-// min-PC scheduling runs a warp's lanes in lockstep, so diverged lanes meet before any of
-// them passes it, and memory is sequentially consistent (docs/isa.md).
+// bar.sync 0 (__syncthreads) is the machine's bar. bar.warp.sync (__syncwarp) is the warp's
+// rendezvous (emit_rendezvous): then memory is the same for its lanes, since it is
+// sequentially consistent (docs/isa.md).
 void Lowerer::lower_bar(const PtxInstr& in) {
-  if (has_part(in, "warp") && has_part(in, "sync") && in.operands.size() == 1 && in.guard.empty()) return;
+  if (has_part(in, "warp") && has_part(in, "sync") && in.operands.size() == 1 && in.guard.empty())
+    return emit_rendezvous(in);
   bool sync = has_part(in, "sync");
   bool zero = in.operands.size() == 1 && in.operands[0].kind == PtxOperandKind::kImm && in.operands[0].imm == 0;
   if (!sync || !zero) return unsupported(in, "only __syncthreads() (bar.sync 0) is supported");
@@ -374,7 +391,21 @@ void Lowerer::lower_vote(Frame& fr, const PtxInstr& in) {
 // guard the lanes that fail it would read helpers they never wrote.
 void Lowerer::emit_warp_sequence(const PtxInstr& src, const std::vector<IrInstr>& seq) {
   if (!src.guard.empty()) return unsupported(src, "a guarded shuffle or vote (@p shfl, @p vote) is not supported");
+  emit_rendezvous(src);
   for (const IrInstr& x : seq) emit_helper(src, x);
+}
+
+void Lowerer::emit_rendezvous(const PtxInstr& src) {
+  const int at = static_cast<int>(f_.code.size());
+  emit_helper(src, {.op = Op::kBra});
+  rendezvous_.push_back({at, at + 1});
+}
+
+void Lowerer::append_rendezvous() {
+  for (const auto& [bra, back] : rendezvous_) {
+    f_.code[bra].target = static_cast<int>(f_.code.size());
+    f_.code.push_back({.op = Op::kBra, .target = back, .line = f_.code[bra].line});
+  }
 }
 
 // bfe.{u32,s32} d, a, pos, len with constant pos and len (shift-and-mask patterns).
@@ -424,6 +455,127 @@ bool Lowerer::lower_arith(Frame& fr, const PtxInstr& in) {
     return emit_sequence(in, *seq), true;  // mul.hi, div, rem: the model has none
   emit(in, out);
   return true;
+}
+
+}  // namespace qgpu::lowering
+
+namespace qgpu::lowering {
+
+// v with the bits above its low `bytes` bytes set from them: zero, or its sign.
+IrOperand Lowerer::extended(Frame&, const PtxInstr& in, IrOperand v, int bytes, bool sign) {
+  const int64_t bits = 32 - 8 * bytes;
+  IrOperand out = fresh_();
+  if (!sign) {
+    emit_helper(in, {.op = Op::kAnd, .d = out, .a = v, .b = ir_imm(bytes == 1 ? 0xff : 0xffff)});
+    return out;
+  }
+  IrOperand up = fresh_();
+  emit_helper(in, {.op = Op::kShl, .d = up, .a = v, .b = ir_imm(bits)});
+  emit_helper(in, {.op = Op::kShrS, .d = out, .a = up, .b = ir_imm(bits)});
+  return out;
+}
+
+// add sub mul.lo and or xor not shl neg selp mov on 16-bit registers are the 32-bit ops:
+// the low 16 bits of their results depend only on those of their operands. A compare, a
+// right shift, div, rem, min, max, abs and mul.wide read more: their operands are extended
+// (by the instruction's signedness) first.
+void Lowerer::lower_16(Frame& fr, const PtxInstr& in, int depth) {
+  const std::string& base = in.parts.at(0);
+  const std::string t = last_part(in);
+  static const std::set<std::string> same = {"add", "sub", "and", "or", "xor", "not", "shl", "neg", "selp", "mov", "mul"};
+  static const std::set<std::string> extend = {"setp", "shr", "div", "rem", "min", "max", "abs", "mul"};
+  const bool wide = has_part(in, "wide"), hi = has_part(in, "hi");
+  if (!same.count(base) && !extend.count(base)) return unsupported(in, type_problem(t));
+  if (hi || (base == "mul" && !wide && !has_part(in, "lo")))
+    return unsupported(in, "a 16-bit mul.hi is not supported");
+  PtxInstr w = in;
+  std::erase(w.parts, std::string("wide"));
+  if (wide) w.parts.insert(w.parts.begin() + 1, "lo");
+  for (std::string& p : w.parts)
+    if (small_bytes(p) == 2) p = p.substr(0, 1) + "32";  // u16 -> u32, s16 -> s32, b16 -> b32
+  w.opcode.clear();
+  for (const std::string& p : w.parts) w.opcode += (w.opcode.empty() ? "" : ".") + p;
+  const bool needs_extension = (extend.count(base) && base != "mul") || wide;
+  if (needs_extension) {
+    const size_t last = base == "shr" ? 2 : in.operands.size();  // a shift's amount is a u32
+    for (size_t i = 1; i < last && i < w.operands.size(); ++i) {
+      PtxOperand& o = w.operands[i];
+      if (o.kind != PtxOperandKind::kReg || small_bytes(reg_type(fr, o.name).substr(std::min<size_t>(1, reg_type(fr, o.name).size()))) != 2)
+        continue;
+      auto v = value(fr, in, o);
+      if (!v) return;
+      const IrOperand x = extended(fr, in, *v, 2, t[0] == 's');
+      o.name = fmt::format("%qgpu_ext{}", small_count_++);
+      emit_helper(in, {.op = Op::kMov, .d = ir_vreg(vreg(fr, o.name)), .a = x});
+    }
+  }
+  lower_instr(fr, w, depth);
+}
+
+// The word that holds a char or short at byte address base + off, and where in it.
+Lowerer::SubWord Lowerer::sub_word(const PtxInstr& in, IrOperand base, int64_t off) {
+  if (base.kind == K::kNone) return {{}, off & ~int64_t{3}, ir_imm(8 * (off & 3))};
+  IrOperand at = base;
+  if (off != 0) at = fresh_(), emit_helper(in, {.op = Op::kAdd, .d = at, .a = base, .b = ir_imm(wrap32(off))});
+  IrOperand word = fresh_(), low = fresh_(), shift = fresh_();
+  emit_helper(in, {.op = Op::kAnd, .d = word, .a = at, .b = ir_imm(~int64_t{3})});
+  emit_helper(in, {.op = Op::kAnd, .d = low, .a = at, .b = ir_imm(3)});
+  emit_helper(in, {.op = Op::kShl, .d = shift, .a = low, .b = ir_imm(3)});
+  return {word, 0, shift};
+}
+
+// A guarded load or store of a char or short: the lanes whose guard fails branch past its
+// ops (which read registers they may never have written). Returns the branch, or -1.
+int Lowerer::guard_skip(const PtxInstr& in) {
+  if (in.guard.empty()) return -1;
+  const int at = static_cast<int>(f_.code.size());
+  f_.code.push_back({.op = Op::kBra, .guard = predreg(*frame_, in.guard), .guard_negated = !in.guard_negated, .line = in.line});
+  return at;
+}
+
+void Lowerer::end_guard_skip(int at) {
+  if (at >= 0) f_.code[at].target = static_cast<int>(f_.code.size());
+}
+
+// ld.{u8,s8,u16,s16}: the word, shifted down, then zero- or sign-extended.
+void Lowerer::lower_ld_small(const PtxInstr& in, IrOperand d, IrOperand base, int64_t off, int bytes, bool sign) {
+  const int skip = guard_skip(in);
+  const SubWord s = sub_word(in, base, off);
+  IrOperand w = fresh_(), down = fresh_();
+  emit_helper(in, {.op = Op::kLd, .d = w, .a = s.word, .offset = s.offset});
+  emit_helper(in, {.op = Op::kShrU, .d = down, .a = w, .b = s.shift});
+  if (!sign) {
+    emit(in, {.op = Op::kAnd, .d = d, .a = down, .b = ir_imm(bytes == 1 ? 0xff : 0xffff)});
+  } else {
+    IrOperand up = fresh_();
+    emit_helper(in, {.op = Op::kShl, .d = up, .a = down, .b = ir_imm(32 - 8 * bytes)});
+    emit(in, {.op = Op::kShrS, .d = d, .a = up, .b = ir_imm(32 - 8 * bytes)});
+  }
+  end_guard_skip(skip);
+}
+
+// st.{u8,u16}: the word with those bytes replaced, by compare-and-swap until no other write
+// to the word came between (a GPU's byte stores never disturb their neighbours: threads
+// writing adjacent chars of one word, or the same flag, must all land).
+void Lowerer::lower_st_small(const PtxInstr& in, IrOperand v, IrOperand base, int64_t off, int bytes) {
+  const int skip = guard_skip(in);
+  const SubWord s = sub_word(in, base, off);
+  const int64_t mask = bytes == 1 ? 0xff : 0xffff;
+  IrOperand w = fresh_(), value = fresh_(), placed = fresh_(), keep = fresh_(), m = fresh_();
+  emit_helper(in, {.op = Op::kLd, .d = w, .a = s.word, .offset = s.offset});
+  emit_helper(in, {.op = Op::kAnd, .d = value, .a = v, .b = ir_imm(mask)});
+  emit_helper(in, {.op = Op::kShl, .d = placed, .a = value, .b = s.shift});
+  emit_helper(in, {.op = Op::kShl, .d = m, .a = ir_imm(mask), .b = s.shift});
+  emit_helper(in, {.op = Op::kNot, .d = keep, .a = m});
+  const int loop = static_cast<int>(f_.code.size());
+  IrOperand cleared = fresh_(), merged = fresh_(), seen = fresh_(), again = fresh_pred_();
+  emit_helper(in, {.op = Op::kAnd, .d = cleared, .a = w, .b = keep});
+  emit_helper(in, {.op = Op::kOr, .d = merged, .a = cleared, .b = placed});
+  emit_helper(in, {.op = Op::kAtomCas, .d = seen, .a = s.word, .b = w, .c = merged, .offset = s.offset});
+  emit_helper(in, {.op = Op::kSetpNe, .d = again, .a = seen, .b = w});
+  emit_helper(in, {.op = Op::kMov, .d = w, .a = seen});
+  f_.code.push_back({.op = Op::kBra, .guard = again.index, .target = loop, .line = in.line});
+  end_guard_skip(skip);
 }
 
 }  // namespace qgpu::lowering

@@ -44,6 +44,7 @@ class Lowerer {
     lower_body(top, 0);
     resolve_labels();
     append_routines();
+    append_rendezvous();
     check_pointer_compares();
     check_single_defs();
     if (!errors_.empty()) {
@@ -95,6 +96,22 @@ class Lowerer {
   // ---- Families (lower_families.cpp).
 
   void lower_mov(Frame& fr, const PtxInstr& in);
+  // 8- and 16-bit data (char, short, bool): 16-bit ops as 32-bit ones, their operands
+  // extended where the result depends on the bits above 16; loads and stores of bytes and
+  // halves inside a word (the machine's memory is words).
+  void lower_16(Frame& fr, const PtxInstr& in, int depth);
+  IrOperand extended(Frame& fr, const PtxInstr& in, IrOperand v, int bytes, bool sign);
+  struct SubWord {
+    IrOperand word;      // the word's byte address: a register, or none with `offset` alone
+    int64_t offset = 0;
+    IrOperand shift;     // where the value starts in the word, in bits: a register or an immediate
+  };
+  SubWord sub_word(const PtxInstr& in, IrOperand base, int64_t off);
+  void lower_ld_small(const PtxInstr& in, IrOperand d, IrOperand base, int64_t off, int bytes, bool sign);
+  void lower_st_small(const PtxInstr& in, IrOperand v, IrOperand base, int64_t off, int bytes);
+  int guard_skip(const PtxInstr& in);
+  void end_guard_skip(int at);
+  int small_count_ = 0;
   void lower_cvt(Frame& fr, const PtxInstr& in);
   void lower_float_cvt(Frame& fr, const PtxInstr& in);
   // 64-bit values whose high half is cheap (ptx.md section 7 exceptions)
@@ -124,6 +141,14 @@ class Lowerer {
   void lower_shfl(Frame& fr, const PtxInstr& in);
   void lower_vote(Frame& fr, const PtxInstr& in);
   void emit_warp_sequence(const PtxInstr& src, const std::vector<IrInstr>& seq);
+  // Before a warp function (shuffle, vote, __syncwarp), the warp's lanes meet: a branch to a
+  // block past all code that branches back. The machine runs a warp's lanes at their
+  // smallest PC, so lanes that arrive early wait there (the highest PCs) until every other
+  // live lane has arrived too, wherever clang's code layout sends them; then all run the
+  // warp function together, as a .sync with the full mask does on a GPU.
+  void emit_rendezvous(const PtxInstr& src);
+  void append_rendezvous();
+  std::vector<std::pair<int, int>> rendezvous_;  // (the branch there, the index to return to)
   // add sub mul mad div rem neg abs min max and or xor not shl shr popc clz brev
   bool lower_arith(Frame& fr, const PtxInstr& in);
 

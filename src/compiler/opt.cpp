@@ -383,6 +383,36 @@ void compact(IrFunction& f, const std::vector<bool>& keep) {
   f.code = std::move(out);
 }
 
+void define_before_use(IrFunction& f) {
+  const int n = static_cast<int>(f.code.size());
+  // Registers as one index space: vreg v is v, predicate p is n_vregs + p.
+  auto key = [&f](const IrOperand& o) {
+    return o.kind == IrOperand::Kind::kVReg ? o.index : o.kind == IrOperand::Kind::kPred ? f.n_vregs + o.index : -1;
+  };
+  std::vector<std::set<int>> live_in(n + 1);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (int i = n; i-- > 0;) {
+      std::set<int> live;
+      for (int s : ir_successors(f, i)) live.insert(live_in[std::min(s, n)].begin(), live_in[std::min(s, n)].end());
+      const IrInstr& in = f.code[i];
+      if (in.guard < 0) live.erase(key(ir_def(in)));  // a guarded write may not happen
+      for (const IrOperand& u : ir_uses(in))
+        if (key(u) >= 0) live.insert(key(u));
+      if (live != live_in[i]) live_in[i] = std::move(live), changed = true;
+    }
+  }
+  if (n == 0 || live_in[0].empty()) return;
+  std::vector<IrInstr> init;
+  for (int k : live_in[0])
+    init.push_back(k < f.n_vregs ? IrInstr{.op = Op::kMov, .d = ir_vreg(k), .a = ir_imm(0)}
+                                 : IrInstr{.op = Op::kMovPred, .d = ir_pred(k - f.n_vregs), .a = ir_imm(0)});
+  for (IrInstr& in : f.code)
+    if (in.op == Op::kBra) in.target += static_cast<int>(init.size());
+  for (IrInstr& in : init) in.line = f.code.front().line;
+  f.code.insert(f.code.begin(), init.begin(), init.end());
+}
+
 void optimise(IrFunction& f) {
   for (int round = 0; round < 32; ++round) {
     bool changed = propagate_values(f);

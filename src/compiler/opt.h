@@ -11,6 +11,11 @@ namespace qgpu {
 // Constant, special-register and copy propagation, address folding ([x+k] for
 // add(x, k) bases) and dead-code removal, to a fixed point.
 void optimise(IrFunction& f);
+// A register (or predicate) that some path reads before any write (a PTX value that is
+// undefined there, e.g. a select's unused operand at -O1) is set to 0 at the kernel's
+// entry: the machine reads every source of every lane in a step and traps on an unwritten
+// register, where a GPU computes with whatever the register held.
+void define_before_use(IrFunction& f);
 // At most one immediate per instruction (a memory op's is its offset): the others are
 // moved into fresh registers just before it.
 void legalise(IrFunction& f);

@@ -177,11 +177,18 @@ bool has_part(const PtxInstr& in, std::string_view p) {
   return false;
 }
 
+int small_bytes(std::string_view t) {
+  if (t == "u8" || t == "s8" || t == "b8") return 1;
+  if (t == "u16" || t == "s16" || t == "b16") return 2;
+  return 0;
+}
+
 std::string type_problem(std::string_view t) {
   if (t == "f64") return kNoDouble;
   if (is_float_type(t) && t != "f32") return "half precision (__half, __nv_bfloat16) is not supported";
-  if (t == "u8" || t == "s8" || t == "u16" || t == "s16" || t == "b8" || t == "b16")
-    return "8- and 16-bit data is not supported (a char or short value or array)";
+  if (small_bytes(t))
+    return "this 8- or 16-bit operation is not supported (char and short values are, in loads, stores, "
+           "conversions and integer arithmetic)";
   return "";
 }
 

@@ -54,5 +54,7 @@ std::string last_part(const PtxInstr& in);
 bool has_part(const PtxInstr& in, std::string_view p);
 // The CUDA construct behind an unsupported type suffix ("f32", "u8", ...), or "".
 std::string type_problem(std::string_view t);
+// 1 for u8/s8/b8, 2 for u16/s16/b16 (char and short data), else 0.
+int small_bytes(std::string_view t);
 
 }  // namespace qgpu

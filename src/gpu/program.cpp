@@ -238,4 +238,19 @@ std::string disassemble(const Program& p) {
   return s;
 }
 
+std::vector<int64_t> array_elements(const Array& a, const std::vector<uint32_t>& words) {
+  std::vector<int64_t> out;
+  if (a.elem_bytes == 4) {
+    for (uint32_t w : words) out.push_back(static_cast<int32_t>(w));
+    return out;
+  }
+  const int bits = 8 * a.elem_bytes;
+  for (int i = 0; i < a.count && (i * a.elem_bytes) / 4 < static_cast<int>(words.size()); ++i) {
+    const int byte = i * a.elem_bytes;
+    const uint32_t v = (words[byte / 4] >> (8 * (byte % 4))) & ((1u << bits) - 1);
+    out.push_back(a.elem_signed && (v >> (bits - 1)) ? static_cast<int64_t>(v) - (int64_t{1} << bits) : v);
+  }
+  return out;
+}
+
 }  // namespace qgpu

@@ -41,9 +41,17 @@ struct Array {
   int size = 0;                 // words
   std::vector<uint32_t> init;   // initial contents, size() == size
   bool is_float = false;        // elements are binary32 (a float * parameter): printed as floats
+  // Elements of 1 or 2 bytes (char, bool, short arrays), packed little-endian into the words:
+  // `count` of them, read back as signed or unsigned. 4: the words are the elements.
+  int elem_bytes = 4;
+  bool elem_signed = true;
+  int count = 0;
 
   friend bool operator==(const Array&, const Array&) = default;
 };
+
+// An array's elements as the program's types read them (words, or packed chars and shorts).
+std::vector<int64_t> array_elements(const Array& a, const std::vector<uint32_t>& words);
 
 struct Program {
   std::string kernel = "main";

@@ -25,6 +25,7 @@ int64_t count_steps(const Trace& t) {
 }  // namespace
 
 nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& v) {
+  if (a.elem_bytes != 4) return array_elements(a, v);
   if (!a.is_float) return signed_words(v);
   nlohmann::json out = nlohmann::json::array();
   for (uint32_t x : v) out.push_back(f32_json(x));
@@ -73,7 +74,10 @@ std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool w
   for (const Array& a : p.arrays) {
     std::vector<uint32_t> v = read_array(t.final, a);
     s += fmt::format("  {} =", a.name);
-    for (uint32_t x : v) s += " " + (a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
+    if (a.elem_bytes != 4)
+      for (int64_t x : array_elements(a, v)) s += " " + std::to_string(x);
+    else
+      for (uint32_t x : v) s += " " + (a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
     s += "\n";
   }
   if (!with_records) return s;
