@@ -4,22 +4,23 @@
 # that is right at one level and wrong at another shows up as a wrong output at that level.
 # A kernel that clang compiles differently at a level may also be refused there (more
 # registers or predicates than the machine has): that is counted, and listed, apart.
-# Usage: scripts/corpus_opt_levels.sh [--levels "1 s 2 3 z"] [--preset dev] [NAME ...]
+# Usage: scripts/corpus_opt_levels.sh [--levels "1 s 2 3 z"] [--preset dev | --build DIR] [NAME ...]
 # Exit 1 when any output is wrong; the last line is "N passed, N failed" (failed: wrong).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-levels="1 s 2 3 z" preset=dev
+levels="1 s 2 3 z" build=build/dev
 names=()
 while [ $# -gt 0 ]; do
   case $1 in
     --levels) levels=$2; shift 2 ;;
-    --preset) preset=$2; shift 2 ;;
+    --preset) build=build/$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
     -h|--help) sed -n 2,6p "$0"; exit 0 ;;
     *) names+=("$1"); shift ;;
   esac
 done
-qgpu=build/$preset/qgpu check=build/$preset/tests/corpus_check
-[ -x "$qgpu" ] && [ -x "$check" ] || { echo "corpus_opt_levels: build the $preset preset first (cmake --build --preset $preset)" >&2; exit 2; }
+qgpu=$build/qgpu check=$build/tests/corpus_check
+[ -x "$qgpu" ] && [ -x "$check" ] || { echo "corpus_opt_levels: no $qgpu or $check: build first (cmake --build --preset dev)" >&2; exit 2; }
 [ ${#names[@]} -gt 0 ] || for f in kernels/*.cu; do names+=("$(basename "$f" .cu)"); done
 passed=0 wrong=0 refused=0
 for name in "${names[@]}"; do

@@ -30,6 +30,26 @@ For every kernels/NAME.cu and every `// run:` line in it, this script
      (0x7fffffff, the machine's only NaN result) or "nan:0x7f800001" (another NaN, which
      only an input the kernel left alone can hold: a NaN the kernel wrote prints as "nan").
 
+Run lines are split as a shell splits them (shlex): `--kernel 'reduce<int,16>'` names a
+template kernel's instantiation (its type arguments give the parameters' types, its value
+arguments may size __shared__ arrays); `--shared BYTES` is the launch's dynamic shared
+memory (`extern __shared__ T s[];`, required for a kernel that declares one; the oracle
+fills it with 0xA5 bytes forward and 0x5A reversed, so reading it unwritten fails the case).
+Kernels may have C or C++ linkage; a file whose template runs as int in one case and as
+float in another lists the union in its unsigned_params/float_params, and each case whose
+types differ carries its own "unsigned_params"/"float_params".
+`#include <cooperative_groups.h>` finds tests/oracle/cooperative_groups.h (-I tests/oracle).
+
+8- and 16-bit data: parameters (and template type arguments) may be char, signed char,
+unsigned char, bool, short, unsigned short (int8_t, uint8_t, int16_t, uint16_t) or pointers
+to them; their run-line values are integers in the type's range (a value outside it is an
+error), an array of N elements of B bytes costs ceil(N * B / 4) memory words (as do
+__shared__ arrays and module globals of these types), and the expected file lists such an
+array's elements as their C values, naming it in a top-level
+"element_types": {"name": "u8"|"s8"|"bool"|"s16"|"u16"} (present only when the file has
+one; a case whose types differ carries its own "element_types"). uchar4/char4 come from
+cuda_emu.h; char is signed (-fsigned-char), as on the GPU.
+
 Run-line values: an int/unsigned parameter takes integers; a `float` parameter (or the
 elements of a `float *` array) takes decimals (1.5, -2, 3e-5, -0: rounded to the nearest
 float, as strtof does), inf, -inf, nan (0x7fffffff) or raw bits 0f7f800001 (PTX's 0f and
@@ -63,6 +83,7 @@ import json
 from fractions import Fraction
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -82,7 +103,8 @@ RESIDENT_WARPS = 4
 
 CXX = os.environ.get("CXX", "g++")
 CXX_FLAGS = ["-std=c++20", "-pthread", "-O1", "-g0", "-fwrapv", "-fno-omit-frame-pointer",
-             "-ffp-contract=off"]  # x86-64 SSE floats: exact binary32, one rounding per op
+             "-ffp-contract=off",  # x86-64 SSE floats: exact binary32, one rounding per op
+             "-fsigned-char"]  # char is signed on the GPU
 # `// oracle: contract` in a kernel file: g++ fuses a*b+c into an fma, as clang does on the
 # device by default (-ffp-contract=fast in CUDA mode). For kernels written naturally
 # (y = a * x + y): keep them to one a*b+c per statement, a product used once.
@@ -107,20 +129,71 @@ FORBIDDEN = {
     r"fdimf|exp10f|sinpif|cospif)\s*\(":
         "a float function the machine does not have exactly (approximate or libm-only)",
     r"\blong\b|\bint64_t\b|\buint64_t\b|\bsize_t\b": "64-bit integers",
-    r"\bchar\b|\bshort\b|\bint8_t\b|\bint16_t\b|\buint8_t\b|\buint16_t\b": "8/16-bit data",
     r"\bprintf\b": "printf",
-    r"\bextern\s+__shared__": "dynamic shared memory",
     r"__match_\w+_sync|__reduce_\w+_sync|__shfl(?:_up|_down|_xor)?\s*\(":
         "a warp function other than __shfl*_sync, the votes and __syncwarp",
 }
 
 # Warp functions (docs/isa.md, "Warp shuffles and votes"): each kind has memory words of its
 # own on the machine, and warpSize is 4 there and in the oracle, 32 on a GPU.
-SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?_sync\b")
-VOTE = re.compile(r"\b(?:__ballot_sync|__any_sync|__all_sync|__activemask)\b")
-WARP_DEPENDENT = re.compile(f"{SHUFFLE.pattern}|{VOTE.pattern}|\\bwarpSize\\b|\\b__syncwarp\\b")
+# Cooperative groups' tile shuffles and votes (tile.shfl_down(v, 1), tile.ballot(p),
+# cg::reduce) compile to the same shfl and vote instructions.
+SHUFFLE = re.compile(r"\b__shfl(?:_up|_down|_xor)?_sync\b|\.shfl(?:_up|_down|_xor)?\s*\(|"
+                     r"\b(?:cg|cooperative_groups)::reduce\s*\(")
+VOTE = re.compile(r"\b(?:__ballot_sync|__any_sync|__all_sync|__activemask)\b|"
+                  r"\.(?:any|all|ballot)\s*\(")
+# (A cooperative-groups tile has the size the kernel gives it, on a GPU as here: not listed.)
+WARP_DEPENDENT = re.compile(r"\b__shfl(?:_up|_down|_xor)?_sync\b|"
+                            r"\b(?:__ballot_sync|__any_sync|__all_sync|__activemask)\b|"
+                            r"\bwarpSize\b|\b__syncwarp\b")
 SHUFFLE_WORDS = 16  # one per lane of each resident warp
 VOTE_WORDS = 4      # one per resident warp
+
+
+VECTOR_TYPE = re.compile(r"\b(?:int|uint|float)[24]\b|\bu?char4\b")
+
+# 8- and 16-bit data (README, "8- and 16-bit data"): each C type the corpus accepts, by its
+# canonical spelling (what Param.ctype holds), with the expected file's element_types name,
+# its size in bytes and the range of a run line's values. Elements are packed little-endian,
+# 4 chars or 2 shorts per 32-bit word: an array of N costs ceil(N * bytes / 4) words.
+SMALL_TYPES = {
+    "char": ("s8", 1, -128, 127),             # signed on the GPU (and with -fsigned-char here)
+    "signed char": ("s8", 1, -128, 127),      # int8_t
+    "unsigned char": ("u8", 1, 0, 255),       # uint8_t
+    "bool": ("bool", 1, 0, 1),
+    "short": ("s16", 2, -32768, 32767),       # int16_t
+    "unsigned short": ("u16", 2, 0, 65535),   # uint16_t
+}
+# Bytes per element of the other types a __shared__ array or module global may have.
+TYPE_BYTES = {"int2": 8, "uint2": 8, "float2": 8, "int4": 16, "uint4": 16, "float4": 16,
+              "uchar4": 4, "char4": 4}
+
+
+def canonical_type(words: list[str]) -> str | None:
+    """A parameter's (or template argument's) type words, qualifiers dropped, as Param.ctype:
+    "int", "unsigned", "float" or a SMALL_TYPES key; None for any other type."""
+    words = [w for w in words if w != "std"]  # std::uint8_t
+    text = " ".join(words)
+    return {"int": "int", "signed": "int", "signed int": "int",
+            "unsigned": "unsigned", "unsigned int": "unsigned", "float": "float",
+            "char": "char", "signed char": "signed char", "int8_t": "signed char",
+            "unsigned char": "unsigned char", "uint8_t": "unsigned char", "bool": "bool",
+            "short": "short", "short int": "short", "signed short": "short",
+            "signed short int": "short", "int16_t": "short",
+            "unsigned short": "unsigned short", "unsigned short int": "unsigned short",
+            "uint16_t": "unsigned short"}.get(text)
+
+
+def type_bytes(ctype: str) -> int:
+    """Bytes per element of a parameter, __shared__ or global of type ctype (4 by default)."""
+    if ctype in SMALL_TYPES:
+        return SMALL_TYPES[ctype][1]
+    return TYPE_BYTES.get(ctype, 4)
+
+
+def array_words_of(elements: int, ctype: str) -> int:
+    """Memory words of `elements` elements of ctype, packed (4 chars or 2 shorts a word)."""
+    return -(-elements * type_bytes(ctype) // 4)
 
 
 class CorpusError(Exception):
@@ -136,7 +209,8 @@ class Config:
 @dataclasses.dataclass
 class Param:
     name: str
-    ctype: str      # "int", "unsigned" or "float"
+    ctype: str      # "int", "unsigned", "float", a SMALL_TYPES key ("unsigned char", ...);
+                    # in a template kernel also a type parameter
     pointer: bool
 
 
@@ -144,7 +218,14 @@ class Param:
 class Kernel:
     name: str
     params: list[Param]
-    shared_words: int   # __shared__ words declared in this kernel's body
+    shared_words: int   # __shared__ words declared in this kernel's body (kernel_for: for the run)
+    # template <typename T, unsigned int blockSize>: [("T", "type", None), ("blockSize",
+    # "value", None)]; the third item is a default argument's text, if any.
+    template_params: list[tuple[str, str, str | None]] = dataclasses.field(default_factory=list)
+    shared_decls: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (type, dims)
+    dynamic_shared: bool = False    # declares (or may use) `extern __shared__` arrays
+    qualifier: str = ""             # enclosing named namespaces, "ns::"
+    call: str = ""                  # what the driver calls: "ns::reduce<int, 16>" (kernel_for)
 
 
 @dataclasses.dataclass
@@ -152,8 +233,9 @@ class Run:
     text: str                   # the run line's arguments, verbatim
     grid: tuple[int, int]
     block: tuple[int, int]
-    kernel: str | None
+    kernel: str | None          # as written: "reduce" or "reduce<int,16>"
     args: dict[str, str | list[str]]   # value tokens, verbatim: their type is the parameter's
+    shared: int | None = None   # --shared BYTES: dynamic shared memory per CUDA block
 
 
 @dataclasses.dataclass
@@ -162,7 +244,7 @@ class KernelFile:
     name: str
     kernels: dict[str, Kernel]
     global_words: int           # module globals (__device__, __constant__): one copy
-    file_shared_words: int      # file-scope __shared__: one copy per resident block
+    file_shared_decls: list[tuple[str, str]]  # __shared__ outside kernels: (type, dims)
     runs: list[Run]
     # Whether the file calls __shfl*_sync / a vote (__ballot_sync, __any_sync, __all_sync,
     # __activemask) anywhere: the compiler gives their words to every kernel of a module
@@ -170,15 +252,75 @@ class KernelFile:
     shuffles: bool = False
     votes: bool = False
     contract: bool = False      # `// oracle: contract`: the oracle fuses a*b+c (CONTRACT_FLAGS)
+    consts: dict[str, int] = dataclasses.field(default_factory=dict)  # #define / constexpr ints
+    source: str | None = None   # the file as the host compiles it, when it must be rewritten
 
     def kernel_for(self, run: Run) -> Kernel:
-        if run.kernel is None:
+        """The run's kernel with its template arguments applied: parameter types resolved,
+        __shared__ sizes evaluated, and the C++ name the driver calls."""
+        where = self.path.name
+        name, targs = split_kernel_name(run.kernel, where) if run.kernel else (None, None)
+        if name is None:
             if len(self.kernels) != 1:
-                raise CorpusError(f"{self.path.name}: several kernels, the run line needs --kernel")
-            return next(iter(self.kernels.values()))
-        if run.kernel not in self.kernels:
-            raise CorpusError(f"{self.path.name}: no kernel named {run.kernel}")
-        return self.kernels[run.kernel]
+                raise CorpusError(f"{where}: several kernels, the run line needs --kernel")
+            name = next(iter(self.kernels))
+        if name not in self.kernels:
+            raise CorpusError(f"{where}: no kernel named {name}")
+        k = self.kernels[name]
+        types: dict[str, str] = {}
+        values: dict[str, int] = {}
+        if k.template_params:
+            targs = list(targs or [])
+            if len(targs) > len(k.template_params):
+                raise CorpusError(f"{where}: {name} has {len(k.template_params)} template parameters")
+            for tname, kind, default in k.template_params[len(targs):]:
+                if default is None:
+                    raise CorpusError(f"{where}: {name} is a template: the run line needs "
+                                      f"--kernel '{name}<...>' with its template arguments")
+                targs.append(default)
+            for (tname, kind, _), arg in zip(k.template_params, targs):
+                if kind == "type":
+                    types[tname] = template_type(arg, f"{where}: {name}")
+                else:
+                    values[tname] = template_value(arg, {**self.consts, **values}, f"{where}: {name}")
+        elif targs is not None:
+            raise CorpusError(f"{where}: {name} is not a template")
+        params = []
+        for p in k.params:
+            ctype = types.get(p.ctype, p.ctype)
+            if ctype not in ("int", "unsigned", "float") and ctype not in SMALL_TYPES:
+                raise CorpusError(f"{where}: {name}: parameter {p.name} of type {p.ctype}: only int, "
+                                  "unsigned, float and 8/16-bit integers are supported")
+            params.append(Param(p.name, ctype, p.pointer))
+        consts = {**self.consts, **values}
+        templated = bool(k.template_params) or self.has_templates
+        shared = sum(shared_words(t, d, consts, where, templated, types) for t, d in k.shared_decls)
+        call = k.qualifier + name + (f"<{', '.join(targs)}>" if k.template_params else "")
+        return dataclasses.replace(k, params=params, shared_words=shared, call=call)
+
+    @property
+    def has_templates(self) -> bool:
+        return any(k.template_params for k in self.kernels.values())
+
+    def file_shared_words(self, run: Run) -> int:
+        """__shared__ words outside the kernels' bodies (file scope, device functions)."""
+        consts = dict(self.consts)
+        types: dict[str, str] = {}
+        if run.kernel:  # a device function's bound may be the kernel's template argument
+            k = self.kernel_for(run)
+            _, targs = split_kernel_name(run.kernel, self.path.name)
+            for (tname, kind, _), arg in zip(k.template_params, targs or []):
+                if kind == "value":
+                    consts[tname] = template_value(arg, consts, self.path.name)
+                else:
+                    types[tname] = template_type(arg, self.path.name)
+        return sum(shared_words(t, d, consts, self.path.name, self.has_templates, types)
+                   for t, d in self.file_shared_decls)
+
+    def uses_dynamic_shared(self, kernel: Kernel) -> bool:
+        return kernel.dynamic_shared or self.file_dynamic_shared
+
+    file_dynamic_shared: bool = False  # an `extern __shared__` outside every kernel's body
 
 
 # ---- parsing the .cu file ------------------------------------------------------------
@@ -200,11 +342,51 @@ def eval_size(expr: str, consts: dict[str, int], where: str) -> int:
 
 def named_constants(code: str) -> dict[str, int]:
     consts: dict[str, int] = {}
-    for m in re.finditer(r"#define\s+(\w+)\s+\(?\s*(-?\d+)\s*\)?\s*$", code, re.M):
+    for m in re.finditer(r"#define\s+(\w+)\s+\(?\s*(-?\d+)[uU]?\s*\)?\s*$", code, re.M):
         consts[m.group(1)] = int(m.group(2))
-    for m in re.finditer(r"\b(?:constexpr|const)\s+(?:int|unsigned)\s+(\w+)\s*=\s*(-?\d+)\s*;", code):
+    for m in re.finditer(r"\b(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+int|unsigned|int)\s+"
+                         r"(\w+)\s*=\s*(-?\d+)[uU]?\s*;", code):
         consts[m.group(1)] = int(m.group(2))
     return consts
+
+
+def shared_words(ctype: str, dims: str, consts: dict, where: str, templated: bool,
+                 types: dict[str, str]) -> int:
+    """Words of one __shared__ declaration. In a file with templates a bound that cannot be
+    evaluated (a device function template's own parameter) counts 0, not an error: qgpu's
+    own count still applies on the machine."""
+    ctype = types.get(ctype, ctype)
+    consts = {k: v for k, v in consts.items() if isinstance(v, int)}
+    try:  # packed: __shared__ unsigned char s[6] is 2 words
+        return array_words_of(array_words(dims, None, consts, where), ctype)
+    except CorpusError:
+        if templated:
+            return 0
+        raise
+
+
+def split_kernel_name(text: str, where: str) -> tuple[str, list[str] | None]:
+    """`reduce<int,16>` -> ("reduce", ["int", "16"]); `vecadd` -> ("vecadd", None)."""
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(?:<(.*)>)?\s*", text)
+    if not m:
+        raise CorpusError(f"{where}: --kernel `{text}`: expected NAME or NAME<ARGS>")
+    if m.group(2) is None:
+        return m.group(1), None
+    return m.group(1), [a.strip() for a in m.group(2).split(",") if a.strip()]
+
+
+def template_type(arg: str, where: str) -> str:
+    ctype = canonical_type(re.findall(r"[A-Za-z_]\w*", arg))
+    if ctype is None:
+        raise CorpusError(f"{where}: template argument `{arg}`: only int, unsigned, float and "
+                          "8/16-bit integer types")
+    return ctype
+
+
+def template_value(arg: str, consts: dict[str, int], where: str) -> int:
+    if arg in ("true", "false"):
+        return int(arg == "true")
+    return eval_size(re.sub(r"(?<=\d)[uU]\b", "", arg), consts, f"{where}: template argument")
 
 
 def array_words(dims: str, init: str | None, consts: dict[str, int], where: str) -> int:
@@ -231,61 +413,171 @@ def find_body(code: str, start: int) -> tuple[int, int]:
     raise CorpusError("unbalanced braces")
 
 
-SIGNATURE = re.compile(r'extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+# A kernel: extern "C" (C linkage) or not (C++ linkage, possibly a template).
+SIGNATURE = re.compile(r'(?:\btemplate\s*<([^<>]*)>\s*)?(?:extern\s+"C"\s+)?(?:static\s+)?'
+                       r'__global__\s+(?:static\s+)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
                        r'(\w+)\s*\(([^)]*)\)')
-SHARED = re.compile(r"__shared__\s+(?:volatile\s+)?(?:int|unsigned(?:\s+int)?|float)\s+(\w+)\s*"
-                    r"((?:\[[^\]]*\])*)\s*;")
-GLOBAL = re.compile(r"(?:__device__|__constant__)\s+(?:const\s+)?(?:int|unsigned(?:\s+int)?|float)\s+"
+ALIGN = r"(?:__align__|alignas)\s*\([^()]*(?:\([^()]*\))?[^()]*\)"
+SMALL_TYPE_RE = r"(?:unsigned\s+|signed\s+)?(?:char|short(?:\s+int)?)"
+SHARED_TYPE = rf"{SMALL_TYPE_RE}|unsigned\s+int|unsigned|signed\s+int|int|float|[A-Za-z_]\w*"
+SHARED = re.compile(rf"__shared__\s+(?:{ALIGN}\s*)?(?:volatile\s+)?(?:const\s+)?(?:{ALIGN}\s*)?"
+                    rf"({SHARED_TYPE})\s+(?:{ALIGN}\s*)?(\w+)\s*((?:\[[^\]]*\])*)\s*(?:{ALIGN}\s*)?;")
+
+
+def static_shared(code: str, start: int = 0, end: int | None = None):
+    """The __shared__ declarations with a size (not `extern __shared__ T s[];`) in code[start:end]."""
+    for m in SHARED.finditer(code, start, len(code) if end is None else end):
+        if not re.search(r"\bextern\s*$", code[max(0, m.start() - 40):m.start()]):
+            yield m
+# Dynamic shared memory: `extern __shared__ [__align__(16)] int sdata[];` (also alignas(16)
+# after the name, and `extern float __shared__ smem[];`). Groups 1 and 2: the type's words
+# before and after __shared__ (with any alignment), group 3: the name.
+EXTERN_SHARED = re.compile(rf"\bextern\s+([^;\[{{}}\"]*?)\b__shared__\b([^;\[{{}}]*?)\b(\w+)\s*\[\s*\]\s*"
+                           rf"(?:{ALIGN}\s*)*;")
+STATIC_SHARED = re.compile(r"\bstatic(\s+)(?=__shared__)")  # the emulator's __shared__ is `static`
+NAMESPACE = re.compile(r"\bnamespace\s+(\w+(?:::\w+)*)?\s*\{")
+# A module global (__device__ / __constant__) and its type (group 1): one copy, packed.
+GLOBAL = re.compile(rf"(?:__device__|__constant__)\s+(?:const\s+)?({SMALL_TYPE_RE}|bool|int8_t|uint8_t|"
+                    r"int16_t|uint16_t|int|unsigned(?:\s+int)?|float)\s+"
                     r"(\w+)\s*((?:\[[^\]]*\])*)\s*(=\s*(\{[^}]*\}|[^;]*))?\s*;")
 
 
-def parse_param(text: str, where: str) -> Param:
+TYPEDEF = re.compile(r"\btypedef\s+((?:[A-Za-z_]\w*\s+)*?[A-Za-z_]\w*)\s+(\w+)\s*;|"
+                     r"\busing\s+(\w+)\s*=\s*((?:[A-Za-z_]\w*\s+)*?[A-Za-z_]\w*)\s*;")
+
+
+def type_aliases(code: str) -> dict[str, list[str]]:
+    """`typedef unsigned int uint;` / `using uint = unsigned int;` -> {"uint": ["unsigned", "int"]}
+    (for int, unsigned, float and the 8/16-bit types: `typedef unsigned char uchar;`)."""
+    out = {}
+    for m in TYPEDEF.finditer(code):
+        name, target = (m.group(2), m.group(1)) if m.group(2) else (m.group(3), m.group(4))
+        words = [w for w in target.split() if w not in ("const", "volatile")]
+        if canonical_type(words) is not None:
+            out[name] = words
+    return out
+
+
+def parse_param(text: str, where: str, type_params: tuple[str, ...] = (),
+                aliases: dict[str, list[str]] | None = None) -> Param:
+    text = text.split("=")[0]  # a default argument
     words = re.findall(r"[A-Za-z_]\w*|\*", text)
     words = [w for w in words if w not in ("const", "__restrict__", "__restrict", "volatile")]
+    if aliases and words and words[0] in aliases and words[0] not in type_params:
+        words = aliases[words[0]] + words[1:]
     if not words or not re.fullmatch(r"[A-Za-z_]\w*", words[-1]):
         raise CorpusError(f"{where}: cannot read parameter `{text.strip()}`")
     pointer = words.count("*")
     base = [w for w in words[:-1] if w != "*"]
-    if base in (["int"], ["signed"], ["signed", "int"]):
-        ctype = "int"
-    elif base in (["unsigned"], ["unsigned", "int"]):
-        ctype = "unsigned"
-    elif base == ["float"]:
-        ctype = "float"
+    if len(base) == 1 and base[0] in type_params:
+        ctype = base[0]  # resolved per run from --kernel 'NAME<...>' (KernelFile.kernel_for)
     else:
-        raise CorpusError(f"{where}: parameter `{text.strip()}`: only int, unsigned and float are supported")
+        ctype = canonical_type(base)
+    if ctype is None:
+        raise CorpusError(f"{where}: parameter `{text.strip()}`: only int, unsigned, float and "
+                          "8/16-bit integers (char, short, bool, int8_t, ...) are supported")
     if pointer > 1:
         raise CorpusError(f"{where}: parameter `{text.strip()}`: pointer to pointer")
     return Param(words[-1], ctype, pointer == 1)
+
+
+def parse_template_params(text: str, where: str) -> list[tuple[str, str, str | None]]:
+    """`typename T, unsigned int blockSize = 16` -> [("T", "type", None), ("blockSize", "value", "16")]."""
+    out = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        decl, _, default = part.partition("=")
+        words = decl.split()
+        if len(words) < 2:
+            raise CorpusError(f"{where}: cannot read template parameter `{part}`")
+        kind = "type" if words[0] in ("typename", "class") else "value"
+        out.append((words[-1], kind, default.strip() or None))
+    return out
+
+
+def namespaces_at(code: str, pos: int) -> str:
+    """The named namespaces enclosing pos, as a qualifier ("a::b::")."""
+    names = []
+    for m in NAMESPACE.finditer(code, 0, pos):
+        start, end = find_body(code, m.end() - 1)
+        if start < pos < end and m.group(1):
+            names.append(m.group(1))
+    return "".join(f"{n}::" for n in names)
+
+
+def rewrite_for_host(text: str, code: str, path: Path) -> str | None:
+    """The file as the host compiles it, or None when it compiles as it is: each
+    `extern __shared__ T name[];` becomes a reference to the emulator's per-block dynamic
+    shared storage (QGPU_EMU_DYNAMIC_SHARED) and `static __shared__` drops its `static` (the
+    emulator's __shared__ is static already). Lines keep their numbers (#line)."""
+    edits = []
+    for m in EXTERN_SHARED.finditer(code):
+        ctype = " ".join(re.sub(ALIGN, " ", m.group(1) + " " + m.group(2)).split())
+        new = f"QGPU_EMU_DYNAMIC_SHARED({m.group(3)}, {ctype});"
+        edits.append((m.start(), m.end(), new + "\n" * code.count("\n", m.start(), m.end())))
+    for m in STATIC_SHARED.finditer(code):
+        edits.append((m.start(), m.end(), " " * 6 + m.group(1)))
+    if not edits:
+        return None
+    out, last = [], 0
+    for start, end, new in sorted(edits):
+        out.append(text[last:start])
+        out.append(new)
+        last = end
+    out.append(text[last:])
+    return f'#line 1 "{path}"\n' + "".join(out)
+
+
+def decl_type(text: str, aliases: dict[str, list[str]]) -> str:
+    """A __shared__ declaration's type as shared_words looks it up: "unsigned char" for
+    `unsigned  char` or a typedef of it; a type parameter or vector type as written."""
+    words = text.split()
+    if len(words) == 1 and words[0] in aliases:
+        words = aliases[words[0]]
+    return canonical_type(words) or " ".join(words)
 
 
 def parse_kernel_file(path: Path) -> KernelFile:
     text = path.read_text()
     code = strip_comments(text)
     consts = named_constants(code)
+    aliases = type_aliases(code)
     where = path.name
     kernels: dict[str, Kernel] = {}
     bodies: list[tuple[int, int]] = []
     for m in SIGNATURE.finditer(code):
-        params = [parse_param(p, f"{where}: {m.group(1)}")
-                  for p in m.group(2).split(",") if p.strip() and p.strip() != "void"]
+        after = code[m.end():].lstrip()
+        if after.startswith(";"):
+            continue  # a declaration; the definition follows
+        tparams = parse_template_params(m.group(1), f"{where}: {m.group(2)}") if m.group(1) else []
+        type_params = tuple(t for t, kind, _ in tparams if kind == "type")
+        params = [parse_param(p, f"{where}: {m.group(2)}", type_params, aliases)
+                  for p in m.group(3).split(",") if p.strip() and p.strip() != "void"]
         body = find_body(code, m.end())
         bodies.append(body)
-        shared = sum(array_words(s.group(2), None, consts, where)
-                     for s in SHARED.finditer(code, body[0], body[1]))
-        kernels[m.group(1)] = Kernel(m.group(1), params, shared)
+        decls = [(decl_type(s.group(1), aliases), s.group(3))
+                 for s in static_shared(code, body[0], body[1])]
+        dynamic = any(EXTERN_SHARED.finditer(code, body[0], body[1]))
+        if m.group(2) in kernels:
+            raise CorpusError(f"{where}: two kernels named {m.group(2)}")
+        kernels[m.group(2)] = Kernel(m.group(2), params, 0, tparams, decls, dynamic,
+                                     namespaces_at(code, m.start()))
     if not kernels:
-        raise CorpusError(f'{where}: no `extern "C" __global__ void NAME(...)` kernel')
+        raise CorpusError(f'{where}: no `__global__ void NAME(...)` kernel')
     inside = lambda pos: any(b[0] <= pos < b[1] for b in bodies)
-    file_shared = sum(array_words(s.group(2), None, consts, where)
-                      for s in SHARED.finditer(code) if not inside(s.start()))
-    global_words = sum(array_words(g.group(2), g.group(4), consts, where)
+    file_shared = [(decl_type(s.group(1), aliases), s.group(3))
+                   for s in static_shared(code) if not inside(s.start())]
+    file_dynamic = any(not inside(s.start()) for s in EXTERN_SHARED.finditer(code))
+    global_words = sum(array_words_of(array_words(g.group(3), g.group(5), consts, where),
+                                      canonical_type(g.group(1).split()) or "int")
                        for g in GLOBAL.finditer(code) if not inside(g.start()))
     runs = [parse_run(m.group(1).strip(), where)
             for m in re.finditer(r"^//\s*run:(.*)$", text, re.M)]
-    return KernelFile(path, path.stem, kernels, global_words, file_shared, runs,
-                      bool(SHUFFLE.search(code)), bool(VOTE.search(code)),
-                      bool(CONTRACT_MARKER.search(text)))
+    kf = KernelFile(path, path.stem, kernels, global_words, file_shared, runs,
+                    bool(SHUFFLE.search(code)), bool(VOTE.search(code)),
+                    bool(CONTRACT_MARKER.search(text)), consts,
+                    rewrite_for_host(text, code, path.resolve()))
+    kf.file_dynamic_shared = file_dynamic
+    return kf
 
 
 def check_source(kf: KernelFile) -> list[str]:
@@ -376,9 +668,13 @@ def expected_bits(text: str) -> int:
 
 
 def parse_run(text: str, where: str) -> Run:
-    """Parses `--grid G --block B [--kernel K] --arg NAME=VALUE ...`."""
-    tokens = text.split()
-    grid, block, kernel, args = None, None, None, {}
+    """Parses `--grid G --block B [--kernel K] [--shared BYTES] --arg NAME=VALUE ...`, split
+    as a shell splits it (run lines go through one: --kernel 'reduce<int,16>')."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError as e:
+        raise CorpusError(f"{where}: run line: {e}: `{text}`")
+    grid, block, kernel, args, shared = None, None, None, {}, None
     i = 0
     while i < len(tokens):
         flag = tokens[i]
@@ -391,6 +687,10 @@ def parse_run(text: str, where: str) -> Run:
             block = parse_dims(value, where)
         elif flag == "--kernel":
             kernel = value
+        elif flag == "--shared":
+            if not re.fullmatch(r"\d+", value):
+                raise CorpusError(f"{where}: run line: --shared takes a number of bytes, got `{value}`")
+            shared = int(value)
         elif flag == "--arg":
             name, eq, val = value.partition("=")
             if not eq or name in args:
@@ -401,7 +701,7 @@ def parse_run(text: str, where: str) -> Run:
         i += 2
     if grid is None or block is None:
         raise CorpusError(f"{where}: run line needs --grid and --block: `{text}`")
-    return Run(text, grid, block, kernel, args)
+    return Run(text, grid, block, kernel, args, shared)
 
 
 # ---- machine limits ------------------------------------------------------------------------
@@ -415,12 +715,15 @@ def shared_copies(block: tuple[int, int]) -> int:
 def memory_parts(kf: KernelFile, kernel: Kernel, run: Run) -> dict[str, int]:
     """The machine's memory words a launch needs, by what holds them (docs/isa.md)."""
     copies = shared_copies(run.block)
+    dynamic = -(-(run.shared or 0) // 4)  # --shared BYTES: whole words
+    types = {p.name: p.ctype for p in kernel.params}  # 8/16-bit arrays are packed
     return {
-        "arrays": sum(len(v) for v in run.args.values() if isinstance(v, list)),
+        "arrays": sum(array_words_of(len(v), types.get(name, "int"))
+                      for name, v in run.args.items() if isinstance(v, list)),
         "scalar parameters": sum(not p.pointer for p in kernel.params),
         "module globals": kf.global_words,
         f"__shared__ ({copies} cop{'y' if copies == 1 else 'ies'})":
-            (kernel.shared_words + kf.file_shared_words) * copies,
+            (kernel.shared_words + kf.file_shared_words(run) + dynamic) * copies,
         "shuffle scratch": SHUFFLE_WORDS if kf.shuffles else 0,
         "vote scratch": VOTE_WORDS if kf.votes else 0,
     }
@@ -441,6 +744,9 @@ def check_run(kf: KernelFile, kernel: Kernel, run: Run) -> list[str]:
         problems.append(f"{where}: grid has {blocks} blocks (limit {MAX_GRID_BLOCKS})")
     if problems:
         return problems
+    if kf.uses_dynamic_shared(kernel) and run.shared is None:
+        problems.append(f"{where}: {kernel.name} uses `extern __shared__` memory: the run line "
+                        "needs --shared BYTES")
     words = memory_words(kf, kernel, run)
     if words > MEMORY_WORDS:
         parts = ", ".join(f"{what} {n}" for what, n in memory_parts(kf, kernel, run).items() if n)
@@ -463,7 +769,12 @@ def check_run(kf: KernelFile, kernel: Kernel, run: Run) -> list[str]:
             except CorpusError as e:
                 problems.append(str(e))
                 continue
-            if not -2**31 <= v < 2**32:
+            if ctype in SMALL_TYPES:
+                _, _, lo, hi = SMALL_TYPES[ctype]
+                if not lo <= v <= hi:
+                    problems.append(f"{where}: --arg {name}: {v} is out of range for {ctype} "
+                                    f"({lo}..{hi})")
+            elif not -2**31 <= v < 2**32:
                 problems.append(f"{where}: --arg {name}: {v} is not a 32-bit value")
     return problems
 
@@ -484,15 +795,17 @@ def driver_case(kernel: Kernel, run: Run, k: int) -> str:
         value = run.args[p.name]
         if p.pointer:
             elems = ", ".join(cpp_value(v, p.ctype) for v in value)
-            lines.append(f"    std::vector<{p.ctype}> {p.name}_ = {{{elems}}};")
+            # qgpu_emu::host_array<T>: std::vector<T>, but a real bool array for bool
+            lines.append(f"    qgpu_emu::host_array<{p.ctype}> {p.name}_ = {{{elems}}};")
             if p.ctype == "float":
                 lines.append(f"    const std::vector<float> {p.name}_initial_ = {p.name}_;")
             call.append(f"{p.name}_.data()")
         else:
             call.append(cpp_value(value, p.ctype))
     (gx, gy), (bx, by) = run.grid, run.block
+    shared = f", {run.shared}" if run.shared else ""
     lines.append(f"    qgpu_emu::launch(dim3({gx}, {gy}), dim3({bx}, {by}), [&] {{ "
-                 f"{kernel.name}({', '.join(call)}); }}, reverse);")
+                 f"{kernel.call}({', '.join(call)}); }}, qgpu_reverse_{shared});")
     pointers = [p for p in kernel.params if p.pointer]
     lines.append('    std::printf("{");')
     for i, p in enumerate(pointers):
@@ -509,13 +822,18 @@ def driver_case(kernel: Kernel, run: Run, k: int) -> str:
 
 def write_driver(kf: KernelFile, out: Path) -> None:
     cases = "\n".join(driver_case(kf.kernel_for(r), r, k) for k, r in enumerate(kf.runs))
+    source = kf.path
+    if kf.source is not None:  # extern __shared__ / static __shared__: the rewritten copy
+        source = out.parent / kf.path.name
+        source.write_text(kf.source)
     out.write_text(f"""// Generated by scripts/gen_expected.py: runs the cases of {kf.path.name} on the host.
 #include "cuda_emu.h"
-#include "{kf.path}"
+#include "{source}"
 
 // Runs case k with blocks in forward or reverse order; prints every pointer argument.
-static int run_case(int k, bool reverse) {{
-  switch (k) {{
+// (The parameters' names cannot be a kernel's: `k`, `reverse`.)
+static int run_case(int qgpu_k_, bool qgpu_reverse_) {{
+  switch (qgpu_k_) {{
 {cases}
   }}
   return 2;
@@ -545,20 +863,30 @@ def run_driver(exe: Path, n_cases: int, where: str) -> list[dict[str, list[int]]
         forward, backward = results[(k, "forward")], results[(k, "reverse")]
         if forward != backward:
             diff = [n for n in forward if forward[n] != backward.get(n)]
-            raise CorpusError(f"{where} case {k}: result depends on block/thread order: {diff}")
+            raise CorpusError(f"{where} case {k}: result depends on block/thread order (or the kernel "
+                              f"reads extern __shared__ memory it did not write): {diff}")
         outputs.append(forward)
     return outputs
 
 
 # ---- one kernel file end to end ----------------------------------------------------------------
 
-def format_expected(unsigned: list[str], floats: list[str], cases: list[dict]) -> str:
-    """Readable JSON: one line per array, so a diff shows the case and array that changed."""
+def format_expected(unsigned: list[str], floats: list[str], cases: list[dict],
+                    elements: dict[str, str] | None = None) -> str:
+    """Readable JSON: one line per array, so a diff shows the case and array that changed.
+    "element_types" ({"name": "u8"|"s8"|"bool"|"s16"|"u16"}: the 8/16-bit arrays) is there
+    only when the file has such an array."""
     out = ["{", f'  "unsigned_params": {json.dumps(unsigned)},',
-           f'  "float_params": {json.dumps(floats)},', '  "cases": [']
+           f'  "float_params": {json.dumps(floats)},']
+    if elements:
+        out.append(f'  "element_types": {json.dumps(elements)},')
+    out.append('  "cases": [')
     for i, case in enumerate(cases):
         out.append("    {")
         out.append(f'      "run": {json.dumps(case["run"])},')
+        for key in ("unsigned_params", "float_params", "element_types"):  # where they differ
+            if key in case:
+                out.append(f'      "{key}": {json.dumps(case[key])},')
         out.append('      "outputs": {')
         items = list(case["outputs"].items())
         for j, (name, values) in enumerate(items):
@@ -590,6 +918,8 @@ def process(path: Path, cfg: Config) -> tuple[str, str | None, list[str]]:
     write_driver(kf, work / "driver.cpp")
     exe = work / "driver"
     flags = cfg.flags + (CONTRACT_FLAGS if kf.contract else [])
+    if VECTOR_TYPE.search(strip_comments(kf.path.read_text())):
+        flags = flags + ["-fno-strict-aliasing"]  # reinterpret_cast<int4 *>(int_array)
     proc = subprocess.run([CXX, *flags, "-I", str(cfg.build_dir / "pch"), "-I",
                            str(ORACLE_DIR), str(work / "driver.cpp"),
                            str(cfg.build_dir / "cuda_emu.o"), "-o", str(exe)],
@@ -601,11 +931,39 @@ def process(path: Path, cfg: Config) -> tuple[str, str | None, list[str]]:
     except CorpusError as e:
         return kf.name, None, [str(e)]
     cases = [{"run": r.text, "outputs": o} for r, o in zip(kf.runs, outputs)]
-    unsigned = sorted({p.name for k in kf.kernels.values() for p in k.params
-                       if p.pointer and p.ctype == "unsigned"})
-    floats = sorted({p.name for k in kf.kernels.values() for p in k.params
-                     if p.pointer and p.ctype == "float"})
-    return kf.name, format_expected(unsigned, floats, cases), []
+    # Array types: of every non-template kernel, and of every run of a template kernel (its
+    # types come from the run's template arguments).
+    instances = [k for k in kf.kernels.values() if not k.template_params]
+    instances += [kf.kernel_for(r) for r in kf.runs if kf.kernel_for(r).template_params]
+    unsigned = sorted({p.name for k in instances for p in k.params if p.pointer and p.ctype == "unsigned"})
+    floats = sorted({p.name for k in instances for p in k.params if p.pointer and p.ctype == "float"})
+    # The 8/16-bit arrays' element types: an array's first type over the non-template kernels,
+    # then the runs in order (a case whose types differ carries its own "element_types").
+    elements: dict[str, str] = {}
+    for k in instances:
+        for name, t in element_types(k).items():
+            elements.setdefault(name, t)
+    elements = dict(sorted(elements.items()))
+    # A case whose arrays' types differ from the file's lists (one template, instantiated for
+    # int in one run and float in another) carries its own lists.
+    for case, run in zip(cases, kf.runs):
+        k = kf.kernel_for(run)
+        pointers = [p for p in k.params if p.pointer]
+        own_u = sorted(p.name for p in pointers if p.ctype == "unsigned")
+        own_f = sorted(p.name for p in pointers if p.ctype == "float")
+        names = {p.name for p in pointers}
+        if own_u != sorted(set(unsigned) & names) or own_f != sorted(set(floats) & names):
+            case["unsigned_params"], case["float_params"] = own_u, own_f
+        own_e = element_types(k)
+        if own_e != {n: t for n, t in elements.items() if n in names}:
+            case["element_types"] = own_e
+    return kf.name, format_expected(unsigned, floats, cases, elements), []
+
+
+def element_types(kernel: Kernel) -> dict[str, str]:
+    """{"name": "u8"|"s8"|"bool"|"s16"|"u16"} for each of kernel's 8/16-bit pointer parameters."""
+    return {p.name: SMALL_TYPES[p.ctype][0] for p in sorted(kernel.params, key=lambda p: p.name)
+            if p.pointer and p.ctype in SMALL_TYPES}
 
 
 def max_diff(want: list, got: list, bad: list[int]) -> str:
@@ -671,8 +1029,10 @@ def nvcc_driver_case(kernel: Kernel, run: Run, k: int) -> str:
     for p in kernel.params:
         value = run.args[p.name]
         if p.pointer:
-            elems = ", ".join(cpp_value(v, p.ctype, "qgpu_f32") for v in value)
-            lines.append(f"    std::vector<{p.ctype}> {p.name}_h_ = {{{elems}}};")
+            # std::vector<bool> has no data(): a bool array travels as its bytes (0 or 1)
+            host = "unsigned char" if p.ctype == "bool" else p.ctype
+            elems = ", ".join(cpp_value(v, host, "qgpu_f32") for v in value)
+            lines.append(f"    std::vector<{host}> {p.name}_h_ = {{{elems}}};")
             lines.append(f"    {p.ctype} *{p.name}_d_ = nullptr;")
             lines.append(f"    QGPU_CHECK(cudaMalloc(&{p.name}_d_, {p.name}_h_.size() * sizeof({p.ctype})));")
             lines.append(f"    QGPU_CHECK(cudaMemcpy({p.name}_d_, {p.name}_h_.data(), "
@@ -681,7 +1041,8 @@ def nvcc_driver_case(kernel: Kernel, run: Run, k: int) -> str:
         else:
             call.append(cpp_value(value, p.ctype, "qgpu_f32"))
     (gx, gy), (bx, by) = run.grid, run.block
-    lines.append(f"    {kernel.name}<<<dim3({gx}, {gy}), dim3({bx}, {by})>>>({', '.join(call)});")
+    shared = f", {run.shared}" if run.shared else ""
+    lines.append(f"    {kernel.call}<<<dim3({gx}, {gy}), dim3({bx}, {by}){shared}>>>({', '.join(call)});")
     lines.append("    QGPU_CHECK(cudaGetLastError());")
     lines.append("    QGPU_CHECK(cudaDeviceSynchronize());")
     for p in pointers:

@@ -132,7 +132,8 @@ const std::string kOptLevelZero =
 const std::string kMem64 = "a 64-bit store of a value computed in 64 bits (a long long, or a pointer stored in "
                            "memory) is not supported; a 64-bit copy of loaded data is";
 const std::string kCmp64 = "64-bit comparisons are supported between pointers (p != NULL, p < end); this one "
-                           "compares a long long or a value computed from one";
+                           "compares a long long or a value computed from one (a size_t or long index: use int "
+                           "or unsigned, the machine's integers are 32 bits)";
 const std::string kWarp = "the warp functions without _sync (__shfl, __ballot, __any, __all) are not supported: use "
                           "__shfl_sync, __ballot_sync, __any_sync, __all_sync";
 const std::string kShr64 = "a 64-bit shift right is supported only by a constant, of a product (mul.wide) or a "
@@ -598,9 +599,9 @@ TEST(CompileArgs, ArgumentSyntax) {
                                 "1.5, inf, -inf, nan or raw bits like 0f3fc00000)");
   EXPECT_EQ(parse_kernel_arg("x=[-2147483648, 4294967295]").values, (std::vector<int64_t>{INT32_MIN, UINT32_MAX}));
   std::string list = "x=[0";
-  for (int i = 1; i < kMemWords; ++i) list += ",0";
-  EXPECT_EQ(parse_kernel_arg(list + "]").values.size(), size_t{kMemWords});
-  EXPECT_EQ(error(list + ",0]"), "--arg x: more than 126 values; the machine's memory holds 126 words in all");
+  for (int i = 1; i < 4 * kMemWords; ++i) list += ",0";  // a char array's 4 a word
+  EXPECT_EQ(parse_kernel_arg(list + "]").values.size(), size_t{4 * kMemWords});
+  EXPECT_EQ(error(list + ",0]"), "--arg x: more than 504 values; the machine's memory holds 126 words in all");
 }
 
 TEST(CompileArgs, DimensionSyntax) {

@@ -745,7 +745,7 @@ extern "C" __global__ void rev_block(const int *x, int *out) {
   for (int b = 0; b < 8; ++b)
     for (int t = 0; t < 4; ++t) want.push_back(4 * b + 3 - t + 100 * b);
   EXPECT_EQ(r.mem["out"], want);
-  for (int c = 0; c < 4; ++c) EXPECT_EQ(r.mem.count(fmt::format("_ZZ9rev_blockE1s#{}", c)), 1u) << c;
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(r.mem.count(fmt::format("s#{}", c)), 1u) << c;  // by its source name
   for (const char* op : {"st.shared.u32", "ld.shared.u32", "bar.sync"}) EXPECT_TRUE(has(r.k.ptx, op)) << op;
   // `qgpu run --dump blocks` prints the program as .qasm, which assembles back to it, the
   // copies' names (NAME#k) included.

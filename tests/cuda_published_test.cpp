@@ -346,7 +346,7 @@ __global__ void wide(int *out) { out[cg::tiled_partition<8>(cg::this_thread_bloc
 }
 
 // One kernel's problem stays its own: another kernel of the file with constructs the machine
-// lacks (double, a local array indexed at run time, 64-bit division) does not fail this one.
+// lacks (double, 64-bit division, printf, malloc) does not fail this one.
 TEST(SeveralKernels, AnotherKernelsConstructsDoNotMatter) {
   constexpr const char* source = R"(
 __global__ void fine(int *x) { x[threadIdx.x] += 1; }
@@ -357,12 +357,15 @@ __global__ void heavy(double *d, long long *q, int k) {
   q[0] = q[0] / (q[1] + k);
 }
 __global__ void shuffles(int *x) { x[threadIdx.x] = __shfl_xor_sync(0xffffffff, x[threadIdx.x], 1); }
+__global__ void talk(int *x) { printf("t=%d\n", (int)threadIdx.x); int *p = (int *)malloc(8); x[0] = p != 0; free(p); }
 )";
   Result r = run_cuda(source, "--kernel fine --block 4 --arg x=[1,2,3,4]");
   EXPECT_EQ(r.mem["x"], (Values{2, 3, 4, 5}));
   EXPECT_EQ(r.mem.count("__shfl"), 0u);  // the other kernel's shuffle words are not this one's
   const std::string e = compile_error(source, "--kernel heavy --block 1 --arg d=[0,0] --arg q=[0,0,0,0] --arg k=1");
   EXPECT_FALSE(e.empty());  // that kernel itself is refused
+  const std::string p = compile_error(source, "--kernel talk --block 1 --arg x=[0]");
+  EXPECT_NE(p.find("'vprintf' has no body here (printf, malloc"), std::string::npos) << p;
 }
 
 // Pointers compared: exact in 32 bits when both sides are addresses; a long long is not.

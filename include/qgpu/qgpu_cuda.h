@@ -26,6 +26,15 @@
 #define NULL __null /* as <stddef.h> has it in C++; nvcc's headers bring it in */
 #endif
 
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+
+/* Declared as CUDA declares them, so that a file whose other kernels call them still
+ * compiles: only a kernel that calls one is refused, by name. */
+extern "C" __device__ int printf(const char *, ...);
+extern "C" __device__ void *malloc(__SIZE_TYPE__);
+extern "C" __device__ void free(void *);
+
 /* clang's built-in variables header defines warpSize as 32; this machine's warp has 4
  * lanes, so its definition gets another name and warpSize is defined below. */
 #define warpSize __qgpu_clang_warp_size
@@ -35,27 +44,35 @@ static __device__ const int warpSize = 4;
 
 /* CUDA's vector types and dim3, as vector_types.h defines them (sizes and alignments), with
  * their make_* functions. A load or store of an int4 is one ld.v4/st.v4, which qgpu splits
- * into four word accesses (the machine's memory is words). */
+ * into four word accesses (the machine's memory is words); a uchar4's into four bytes. */
 #define QGPU_VEC2(T, name, align)                                                            \
   struct __attribute__((aligned(align))) name { T x, y; };                                    \
   static __host__ __device__ __forceinline__ name make_##name(T x, T y) { name v = {x, y}; return v; }
 #define QGPU_VEC3(T, name)                                                                   \
   struct name { T x, y, z; };                                                                  \
   static __host__ __device__ __forceinline__ name make_##name(T x, T y, T z) { name v = {x, y, z}; return v; }
-#define QGPU_VEC4(T, name)                                                                   \
-  struct __attribute__((aligned(16))) name { T x, y, z, w; };                                 \
+#define QGPU_VEC4(T, name, align)                                                            \
+  struct __attribute__((aligned(align))) name { T x, y, z, w; };                              \
   static __host__ __device__ __forceinline__ name make_##name(T x, T y, T z, T w) {          \
     name v = {x, y, z, w};                                                                     \
     return v;                                                                                  \
   }
+QGPU_VEC2(signed char, char2, 2)
+QGPU_VEC2(unsigned char, uchar2, 2)
+QGPU_VEC2(short, short2, 4)
+QGPU_VEC2(unsigned short, ushort2, 4)
 QGPU_VEC2(int, int2, 8)
 QGPU_VEC2(unsigned, uint2, 8)
 QGPU_VEC2(float, float2, 8)
 QGPU_VEC3(int, int3)
 QGPU_VEC3(float, float3)
-QGPU_VEC4(int, int4)
-QGPU_VEC4(unsigned, uint4)
-QGPU_VEC4(float, float4)
+QGPU_VEC4(signed char, char4, 4)
+QGPU_VEC4(unsigned char, uchar4, 4)
+QGPU_VEC4(short, short4, 8)
+QGPU_VEC4(unsigned short, ushort4, 8)
+QGPU_VEC4(int, int4, 16)
+QGPU_VEC4(unsigned, uint4, 16)
+QGPU_VEC4(float, float4, 16)
 #undef QGPU_VEC2
 #undef QGPU_VEC3
 #undef QGPU_VEC4
@@ -283,9 +300,8 @@ static __device__ __forceinline__ int __any_sync(unsigned mask, int predicate) {
 static __device__ __forceinline__ int __all_sync(unsigned mask, int predicate) {
   return __ballot_sync(mask, !predicate) == 0;
 }
-/* bar.warp.sync: the machine runs a warp's lanes in lockstep at their smallest PC, so
- * lanes that diverged meet again before any of them passes this point, and memory is
- * sequentially consistent: qgpu compiles it to nothing. */
+/* bar.warp.sync: qgpu compiles it (and every shuffle and vote) to a rendezvous, where the
+ * warp's live lanes meet before any of them goes on; memory is sequentially consistent. */
 static __device__ __forceinline__ void __syncwarp(unsigned mask = 0xffffffff) {
   asm volatile("bar.warp.sync %0;" : : "r"(mask) : "memory"); /* a memory barrier too */
 }

@@ -305,7 +305,7 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
     l.arrays.back().is_float = params[i].is_float;
     l.arrays.back().elem_bytes = params[i].elem_bytes;
     l.arrays.back().elem_signed = params[i].elem_signed;
-    l.arrays.back().count = static_cast<int>(a.values.size());
+    if (params[i].elem_bytes != 4) l.arrays.back().count = static_cast<int>(a.values.size());
   }
   for (const KernelArg& a : o.args) {
     bool known = false;
@@ -570,8 +570,8 @@ KernelArg parse_kernel_arg(std::string_view text) {
            "nan or raw bits like 0f3fc00000)", a.name, item);
     // An integer past 32 bits is still a float's decimal; an int parameter refuses it (arg_words).
     const bool fits = x && *x >= INT32_MIN && *x <= UINT32_MAX;
-    if (a.values.size() == kMemWords)
-      fail("--arg {}: more than {} values; the machine's memory holds {} words in all", a.name, kMemWords, kMemWords);
+    if (a.values.size() == 4 * kMemWords)  // chars: 4 a word
+      fail("--arg {}: more than {} values; the machine's memory holds {} words in all", a.name, 4 * kMemWords, kMemWords);
     a.values.push_back(fits ? *x : 0);
     a.items.emplace_back(item);
     if (comma == std::string_view::npos) break;
@@ -585,7 +585,10 @@ KernelArg parse_kernel_arg(std::string_view text) {
 void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const Layout& l, const CompileOptions& o) {
   out.ir = lower_kernel(m, k, l.env);
   optimise(out.ir);
-  define_before_use(out.ir);
+  // Not with shared float copies: their returns branch to every call site, so along paths
+  // that never run a value looks read before written, and the registers set at entry would
+  // stay live across the whole kernel (mandelbrot_float would pass the ROM).
+  if (l.env.shared_float_ops.empty()) define_before_use(out.ir);
   legalise(out.ir);
   int next = 0;
   for (const Array& x : l.arrays) next = std::max(next, x.base + x.size);

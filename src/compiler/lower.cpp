@@ -348,7 +348,8 @@ void Lowerer::check_pointer_compares() {
   for (const auto& [v, src] : pointer_compares_)
     if ((!pointer_defs_.count(v) || other_defs_.count(v)) && reported.insert({src.line, src.col}).second)
       unsupported(src, "64-bit comparisons are supported between pointers (p != NULL, p < end); this one "
-                       "compares a long long or a value computed from one");
+                       "compares a long long or a value computed from one (a size_t or long index: use int or "
+                       "unsigned, the machine's integers are 32 bits)");
 }
 
 void Lowerer::resolve_labels() {

@@ -50,19 +50,39 @@ void Lowerer::lower_cvt(Frame& fr, const PtxInstr& in) {
 // cvt between f32 and s32/u32, or f32 to an integral f32 (floorf, rintf, ...): the
 // machine's conversions; a float to an int rounded other than toward zero is a rounding
 // to an integer first (the same value, so the same saturation and NaN -> 0).
+//
+// A char or short source is extended to 32 bits first; a char or short destination gets the
+// 32-bit conversion clamped to its range, as PTX clamps cvt.rzi.u8.f32 (NaN is 0 either way).
 void Lowerer::lower_float_cvt(Frame& fr, const PtxInstr& in) {
-  CvtMapping m = float_cvt_mapping(in);
+  PtxInstr w = in;
+  const size_t n = in.parts.size();
+  const std::string to_type = n >= 3 ? in.parts[n - 2] : "", from_type = in.parts.back();
+  const int small_from = small_bytes(from_type), small_to = small_bytes(to_type);
+  if (small_from) w.parts[n - 1] = from_type[0] == 's' ? "s32" : "u32";
+  if (small_to) w.parts[n - 2] = to_type[0] == 's' ? "s32" : "u32";
+  CvtMapping m = float_cvt_mapping(w);
   if (!m.problem.empty()) return unsupported(in, m.problem);
   auto d = dest(fr, in, 0);
   auto a = value(fr, in, in.operands[1]);
   if (!d || !a) return;
+  if (small_from) a = extended(fr, in, *a, small_from, from_type[0] == 's');
   if (m.ops.empty()) return emit(in, {.op = Op::kMov, .d = *d, .a = *a});
   std::vector<IrInstr> seq;
   IrOperand x = *a;
   for (size_t i = 0; i < m.ops.size(); ++i) {
-    IrOperand to = i + 1 == m.ops.size() ? *d : ir_vreg(temp());
+    IrOperand to = i + 1 == m.ops.size() && !small_to ? *d : ir_vreg(temp());
     seq.push_back({.op = m.ops[i], .d = to, .a = x});
     x = to;
+  }
+  if (small_to) {
+    const int64_t bits = 8 * small_to;
+    if (to_type[0] == 's') {
+      IrOperand lo = ir_vreg(temp());
+      seq.push_back({.op = Op::kMinS, .d = lo, .a = x, .b = ir_imm((int64_t{1} << (bits - 1)) - 1)});
+      seq.push_back({.op = Op::kMaxS, .d = *d, .a = lo, .b = ir_imm(-(int64_t{1} << (bits - 1)))});
+    } else {
+      seq.push_back({.op = Op::kMinU, .d = *d, .a = x, .b = ir_imm((int64_t{1} << bits) - 1)});
+    }
   }
   emit_sequence(in, seq);
 }

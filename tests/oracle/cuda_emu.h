@@ -31,6 +31,23 @@
 // - compile the kernels with -ffp-contract=off, so that a*b+c is two roundings, as the
 //   corpus kernels that want one write fmaf(a, b, c); a kernel marked `// oracle: contract`
 //   is compiled with -mfma -ffp-contract=fast instead (gen_expected.py).
+// - dynamic shared memory (`extern __shared__ T s[];`): gen_expected.py rewrites each such
+//   declaration into a reference to qgpu_emu::dynamic_shared_storage (every extern
+//   __shared__ array of a launch starts at its first byte, as in CUDA). Before each block the
+//   launch fills its first `shared_bytes` bytes (the run line's --shared) with garbage, 0xA5
+//   bytes when blocks run forward and 0x5A when reversed, so that a kernel that reads dynamic
+//   shared memory it did not write gets a result that differs between the two orders, which
+//   gen_expected.py reports; under AddressSanitizer the rest of the storage is poisoned, so an
+//   access past --shared bytes fails the case.
+// - __syncthreads_count/_and/_or: a block barrier that also counts (ands, ors) the predicate
+//   of the block's threads that have not returned.
+// - vector types int2/int4/uint2/uint4/float2/float4 with CUDA's alignment (8 and 16),
+//   uchar4/char4 (aligned to 4) and make_*; cooperative groups are in cooperative_groups.h
+//   (this directory).
+// - 8- and 16-bit data (char, signed/unsigned char, bool, short, unsigned short and the
+//   <cstdint> names) is the host's: char is signed (gen_expected.py passes -fsigned-char, as
+//   on the GPU), memory is byte-addressed, so threads storing adjacent bytes never disturb
+//   each other, and a bool is one byte. Arrays of bool are host_array<bool> (a bool[]).
 // Compile the kernels with -fwrapv: CUDA integers wrap, and so must the oracle's.
 #pragma once
 
@@ -47,12 +64,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <source_location>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 struct dim3 {
   unsigned x, y, z;
@@ -90,7 +111,27 @@ struct Warp {
 inline thread_local Warp *warp = nullptr;
 inline thread_local unsigned lane = 0;        // this thread's lane in `warp`
 inline thread_local unsigned warp_calls = 0;  // warp functions this thread has called
+
+// What __syncthreads_count/_and/_or combine, per block: three rotating slots, so that call n
+// can clear call n+1's slot (last used by call n-2, which every thread has finished reading
+// once all have passed call n-1's barrier) before its own barrier.
+struct BlockReduceSlots {
+  std::atomic<int> count[3] = {0, 0, 0};
+};
+inline thread_local BlockReduceSlots *block_slots = nullptr;
+inline thread_local unsigned block_reduce_calls = 0;
+
+// Dynamic shared memory: every `extern __shared__` array of the running block (the
+// declarations are rewritten by gen_expected.py to name this storage). 126 words is all the
+// memory the machine has; launch() fills the first shared_bytes bytes with 0xA5 before each
+// block and poisons the rest under AddressSanitizer.
+constexpr unsigned kDynamicSharedMax = 512;
+alignas(16) inline unsigned char dynamic_shared_storage[kDynamicSharedMax];
 }  // namespace qgpu_emu
+
+// `extern __shared__ T name[];` as rewritten by gen_expected.py: a reference to the storage.
+#define QGPU_EMU_DYNAMIC_SHARED(name, ...) \
+  __VA_ARGS__(&name)[] = reinterpret_cast<__VA_ARGS__(&)[]>(qgpu_emu::dynamic_shared_storage)
 
 #define __global__
 #define __device__
@@ -102,6 +143,25 @@ inline thread_local unsigned warp_calls = 0;  // warp functions this thread has 
 #define __launch_bounds__(...)
 
 inline void __syncthreads() { qgpu_emu::block_barrier->arrive_and_wait(); }
+// Memory fences: the emulator's threads share one host memory; a fence orders this thread's
+// accesses (blocks run one after another, so no other block can be mid-way).
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+namespace qgpu_emu {
+// The number of the block's live threads whose pred is nonzero, after a block barrier.
+inline int syncthreads_count(int pred) {
+  const unsigned n = block_reduce_calls++;
+  block_slots->count[(n + 1) % 3].store(0);
+  if (pred) block_slots->count[n % 3].fetch_add(1);
+  block_barrier->arrive_and_wait();
+  return block_slots->count[n % 3].load();
+}
+}  // namespace qgpu_emu
+inline int __syncthreads_count(int pred) { return qgpu_emu::syncthreads_count(pred != 0); }
+inline int __syncthreads_and(int pred) { return qgpu_emu::syncthreads_count(pred == 0) == 0; }
+inline int __syncthreads_or(int pred) { return qgpu_emu::syncthreads_count(pred != 0) != 0; }
 
 // ---- atomics: return the old word, like CUDA ------------------------------------------
 
@@ -136,6 +196,22 @@ T atomic_update(T *p, F f) {
 QGPU_EMU_ATOMICS(int)
 QGPU_EMU_ATOMICS(unsigned)
 #undef QGPU_EMU_ATOMICS
+
+#define QGPU_EMU_BIT_ATOMICS(T)                                                             \
+  inline T atomicAnd(T *p, T v) { return std::atomic_ref<T>(*p).fetch_and(v); }            \
+  inline T atomicOr(T *p, T v) { return std::atomic_ref<T>(*p).fetch_or(v); }              \
+  inline T atomicXor(T *p, T v) { return std::atomic_ref<T>(*p).fetch_xor(v); }
+QGPU_EMU_BIT_ATOMICS(int)
+QGPU_EMU_BIT_ATOMICS(unsigned)
+#undef QGPU_EMU_BIT_ATOMICS
+
+// atomicInc: ((old >= val) ? 0 : old + 1); atomicDec: ((old == 0 || old > val) ? val : old - 1).
+inline unsigned atomicInc(unsigned *p, unsigned v) {
+  return qgpu_emu::atomic_update(p, [v](unsigned old) { return old >= v ? 0u : old + 1; });
+}
+inline unsigned atomicDec(unsigned *p, unsigned v) {
+  return qgpu_emu::atomic_update(p, [v](unsigned old) { return (old == 0 || old > v) ? v : old - 1; });
+}
 
 // ---- integer math: CUDA's min/max/abs and bit intrinsics ------------------------------
 
@@ -229,6 +305,39 @@ inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
 inline unsigned __float_as_uint(float x) { return std::bit_cast<unsigned>(x); }
 inline float __int_as_float(int x) { return std::bit_cast<float>(x); }
 inline float __uint_as_float(unsigned x) { return std::bit_cast<float>(x); }
+
+// One binary32 add (round to nearest even; a NaN result is the canonical 0x7fffffff, as the
+// machine's add makes it), done indivisibly on the word's bits; returns the old value.
+inline float atomicAdd(float *p, float v) {
+  const unsigned old = qgpu_emu::atomic_update(reinterpret_cast<unsigned *>(p), [v](unsigned o) {
+    return std::bit_cast<unsigned>(qgpu_emu::fadd_rn(std::bit_cast<float>(o), v));
+  });
+  return std::bit_cast<float>(old);
+}
+
+// ---- vector types: CUDA's alignment (8 for two elements, 16 for four) -------------------
+
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) uint2 { unsigned x, y; };
+struct alignas(16) uint4 { unsigned x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+inline int2 make_int2(int x, int y) { return int2{x, y}; }
+inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+inline uint2 make_uint2(unsigned x, unsigned y) { return uint2{x, y}; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+inline float2 make_float2(float x, float y) { return float2{x, y}; }
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+// 8-bit vectors: 4 bytes, aligned to 4 (one word), as CUDA's uchar4/char4.
+struct alignas(4) uchar4 { unsigned char x, y, z, w; };
+struct alignas(4) char4 { signed char x, y, z, w; };
+inline uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z, unsigned char w) {
+  return uchar4{x, y, z, w};
+}
+inline char4 make_char4(signed char x, signed char y, signed char z, signed char w) {
+  return char4{x, y, z, w};
+}
 
 // <cmath> declares these in the global namespace with C's definitions; a kernel gets the
 // machine's. (Every header is included above, so the macros reach only the kernel file.)
@@ -395,16 +504,44 @@ namespace qgpu_emu {
 // in linear order (blockIdx.y * grid.x + blockIdx.x), or reversed when `reverse` is set
 // (threads are then also started last first); the threads of a block run concurrently and
 // meet at __syncthreads().
-void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool reverse);
+// shared_bytes: the launch's dynamic shared memory (<<<grid, block, shared_bytes>>>).
+void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool reverse,
+            unsigned shared_bytes = 0);
 
 // Runs run_case(k, reverse) for every case k, blocks in forward and then reverse order,
 // each in a forked child so that every run starts from the program's initial globals.
 // The child prints "k forward|reverse {json}"; a child that fails makes this return 1.
 int run_cases(int n_cases, int (*run_case)(int, bool));
 
-// Prints one named array as `"name": [v, ...]`, each element as a signed 32-bit int.
+// An array argument of a driver: std::vector<T>, except that bool gets a real bool[] (a kernel
+// takes bool *, which std::vector<bool> cannot give). Heap memory either way, so that
+// AddressSanitizer catches an access past its end; 16-byte aligned (uchar4 through a cast).
+class BoolArray {
+ public:
+  BoolArray(std::initializer_list<bool> v) : n_(v.size()), p_(new bool[v.size()]) {
+    size_t i = 0;
+    for (bool b : v) p_[i++] = b;
+  }
+  bool *data() { return p_.get(); }
+  size_t size() const { return n_; }
+  bool operator[](size_t i) const { return p_[i]; }
+
+ private:
+  size_t n_;
+  std::unique_ptr<bool[]> p_;
+};
 template <class T>
-void print_array(const char *name, const std::vector<T> &a, bool first) {
+struct HostArray { using type = std::vector<T>; };
+template <>
+struct HostArray<bool> { using type = BoolArray; };
+template <class T>
+using host_array = typename HostArray<T>::type;
+
+// Prints one named array as `"name": [v, ...]`, each element as its value in its C type
+// widened to int: a signed 32-bit int (unsigned data as its signed view); unsigned char
+// 0..255, char -128..127, bool 0/1, short, unsigned short 0..65535.
+template <class A>
+void print_array(const char *name, const A &a, bool first) {
   std::printf("%s\"%s\": [", first ? "" : ", ", name);
   for (size_t i = 0; i < a.size(); i++) std::printf(i ? ", %d" : "%d", (int)a[i]);
   std::printf("]");
@@ -444,12 +581,27 @@ inline void print_float_array(const char *name, const std::vector<float> &a,
 #ifdef QGPU_EMU_IMPLEMENTATION
 namespace qgpu_emu {
 
-void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool reverse) {
+void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool reverse,
+            unsigned shared_bytes) {
   const unsigned n_threads = block.x * block.y * block.z;
   const unsigned n_blocks = grid.x * grid.y * grid.z;
+  if (shared_bytes > kDynamicSharedMax) {
+    std::fprintf(stderr, "launch: %u bytes of dynamic shared memory (at most %u)\n", shared_bytes,
+                 kDynamicSharedMax);
+    std::abort();
+  }
   for (unsigned k = 0; k < n_blocks; k++) {
     const unsigned b = reverse ? n_blocks - 1 - k : k;
     const dim3 block_idx{b % grid.x, b / grid.x % grid.y, b / (grid.x * grid.y)};
+    // Each block's own dynamic shared memory: garbage, not zeros, as a GPU leaves it.
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_UNPOISON_MEMORY_REGION(dynamic_shared_storage, kDynamicSharedMax);
+#endif
+    std::memset(dynamic_shared_storage, reverse ? 0x5A : 0xA5, kDynamicSharedMax);
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_POISON_MEMORY_REGION(dynamic_shared_storage + shared_bytes, kDynamicSharedMax - shared_bytes);
+#endif
+    BlockReduceSlots slots;
     std::barrier<> barrier(n_threads);
     std::vector<std::unique_ptr<Warp>> warps;  // thread t is lane t%4 of warp t/4
     for (unsigned first = 0; first < n_threads; first += warpSize)
@@ -463,6 +615,8 @@ void launch(dim3 grid, dim3 block, const std::function<void()> &kernel, bool rev
         blockDim = block;
         gridDim = grid;
         block_barrier = &barrier;
+        block_slots = &slots;
+        block_reduce_calls = 0;
         warp = warps[t / warpSize].get();
         lane = t % warpSize;
         kernel();
