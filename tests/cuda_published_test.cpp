@@ -380,8 +380,9 @@ __global__ void wide(long long *x, int *out) { out[0] = x[0] != 5; }
 )";
   EXPECT_EQ(run_cuda(source, "--kernel walk --block 2 --arg begin=[1,2,3] --arg end=[0] --arg out=[0,0]").mem["out"],
             (Values{1006, 1006}));  // end's array follows begin's: the loop reads 1, 2, 3
-  const std::string e = compile_error(source, "--kernel wide --block 1 --arg x=[5,0] --arg out=[0]");
-  EXPECT_FALSE(e.empty());
+  // A long long compared: both halves (its high word 1 makes it 2^32 + 5, not 5).
+  EXPECT_EQ(run_cuda(source, "--kernel wide --block 1 --arg x=[5,0] --arg out=[7]").mem["out"], (Values{0}));
+  EXPECT_EQ(run_cuda(source, "--kernel wide --block 1 --arg x=[5,1] --arg out=[7]").mem["out"], (Values{1}));
 }
 
 // A local array indexed at run time (a median filter's insertion sort): one copy per lane.
@@ -495,6 +496,45 @@ __global__ void scale_shorts(const short *s, unsigned short *u, int *out, signed
   EXPECT_NE(e.find("'40000' is not a short (-32768..32767"), std::string::npos) << e;
   EXPECT_NE(compile_error(source, "--kernel flags --block 1 --arg x=[1] --arg pos=[2] --arg half=[0] --arg any=[0] "
                                   "--arg sign=[0] --arg n=1").find("is not a bool (0..1"), std::string::npos);
+}
+
+// size_t and long indices compared with their bounds, long long data: exact, each 64-bit
+// value carried with its high half (the kernel's second lowering, lower_wide.cpp).
+TEST(SixtyFourBit, SizeTLongAndLongLongCompares) {
+  constexpr const char* source = R"(
+__global__ void scale(float *x, size_t n, float a) {
+  for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)blockDim.x * gridDim.x) x[i] *= a;
+}
+__global__ void idx64(const int *x, int *y, long n) {
+  long i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * 2;
+}
+__global__ void ll(const long long *a, int *out) {
+  int t = threadIdx.x;
+  long long v = a[t] * 3 + 7;
+  out[t] = (v > 10000000000LL) * 100 + (v < 0) * 10 + (v == 10);
+}
+__device__ __noinline__ int below(long i, long n) { return i < n; }
+__global__ void call(int *y, long n) { y[threadIdx.x] = below(threadIdx.x, n); }
+)";
+  for (const char* opt : {"-Os", "-O3"}) {
+    EXPECT_EQ(run_cuda(source, "--kernel scale --grid 2 --block 2 --arg x=[1,2,3,4,5] --arg n=5 --arg a=2", opt).mem["x"],
+              (Values{0x40000000, 0x40800000, 0x40c00000, 0x41000000, 0x41200000})) << opt;
+    EXPECT_EQ(run_cuda(source, "--kernel idx64 --grid 2 --block 4 --arg x=[1,2,3,4,5] --arg y=[0,0,0,0,0] --arg n=5", opt)
+                  .mem["y"], (Values{2, 4, 6, 8, 10})) << opt;
+    EXPECT_EQ(run_cuda(source, "--kernel idx64 --grid 2 --block 4 --arg x=[1,2,3,4,5] --arg y=[0,0,0,0,0] --arg n=-1", opt)
+                  .mem["y"], (Values{0, 0, 0, 0, 0})) << opt;  // i < -1 for no i: signed
+    // Each long long is two words, low first: 1, -4294967295, -21474836479, 8589934592.
+    EXPECT_EQ(run_cuda(source, "--kernel ll --block 4 --arg a=[1,0,1,-1,1,-5,0,2] --arg out=[0,0,0,0]", opt).mem["out"],
+              (Values{1, 10, 10, 100})) << opt;
+  }
+  const std::string e = compile_error(source, "--kernel idx64 --block 4 --arg x=[1] --arg y=[0] --arg n=3000000000");
+  EXPECT_NE(e.find("what a long parameter holds here"), std::string::npos) << e;
+  const std::string u = compile_error(source, "--kernel scale --block 4 --arg x=[1] --arg n=-1 --arg a=1");
+  EXPECT_NE(u.find("is negative, and parameter 'n' is unsigned"), std::string::npos) << u;
+  // A long passed to a function that is not inlined keeps only its low half: its compare is refused.
+  const std::string c = compile_error(source, "--kernel call --block 4 --arg y=[0,0,0,0] --arg n=2");
+  EXPECT_NE(c.find("this 64-bit compare needs the high half of %rd"), std::string::npos) << c;
 }
 
 TEST(RunLines, QuotesAndTheSharedFlag) {

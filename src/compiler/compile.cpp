@@ -39,6 +39,7 @@ struct CudaParam {
   int elem_bytes = 4;     // char, bool: 1; short: 2 (packed in the words)
   bool elem_signed = true;
   bool is_bool = false;
+  int wide = 0;           // a 64-bit scalar: 1 long (signed), 2 size_t or unsigned long; its word holds 32 bits
 };
 
 std::string strip_comments(std::string_view s) {
@@ -71,6 +72,8 @@ void small_element(const std::string& type, CudaParam& p) {
   else if (t == "bool") p.elem_bytes = 1, p.elem_signed = false, p.is_bool = true;
   else if (t == "short" || t == "int16_t" || t == "short2") p.elem_bytes = 2, p.elem_signed = true;
   else if (t == "unsigned short" || t == "uint16_t" || t == "ushort" || t == "ushort2") p.elem_bytes = 2, p.elem_signed = false;
+  else if (t == "long" || t == "long long" || t == "int64_t" || t == "ptrdiff_t" || t == "long long int") p.wide = 1;
+  else if (t == "unsigned long" || t == "unsigned long long" || t == "size_t" || t == "uint64_t") p.wide = 2;
 }
 
 // One parameter's declaration ("const float *__restrict__ x", "int *partial_sums = NULL")
@@ -118,7 +121,7 @@ std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, con
         const std::string& t = k.param_types[i];
         params[i].pointer = t.find('*') != std::string::npos || t.find('&') != std::string::npos;
         params[i].is_float = std::regex_search(t, std::regex("^float\\b"));
-        params[i].elem_bytes = 4, params[i].elem_signed = true, params[i].is_bool = false;
+        params[i].elem_bytes = 4, params[i].elem_signed = true, params[i].is_bool = false, params[i].wide = 0;
         small_element(t, params[i]);
       }
     return params;
@@ -248,6 +251,11 @@ std::vector<uint32_t> arg_words(const KernelArg& a, const CudaParam& p) {
       if (!v)
         fail("--arg {}: '{}' is not an integer (parameter '{}' is an int{})", a.name, item, p.name, p.pointer ? " array" : "");
       if (*v < INT32_MIN || *v > UINT32_MAX) fail("--arg {}: {} does not fit in 32 bits", a.name, item);
+      if (!p.pointer && p.wide == 1 && *v > INT32_MAX)
+        fail("--arg {}: {} is past -2147483648..2147483647, what a long parameter holds here (its word is 32 bits)",
+             a.name, item);
+      if (!p.pointer && p.wide == 2 && *v < 0)
+        fail("--arg {}: {} is negative, and parameter '{}' is unsigned (size_t)", a.name, item, p.name);
       words.push_back(static_cast<uint32_t>(*v));
       continue;
     }
@@ -414,6 +422,7 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
   for (const auto& [i, a] : scalars) {
     l.env.param_value[k.params[i].name] = 4 * next;
     l.env.scalar_params.insert(k.params[i].name);
+    if (params[i].wide == 1) l.env.signed_wide_params.insert(k.params[i].name);
     l.summary += fmt::format(", {} 1", a->name);
     place(l, a->name, arg_words(*a, params[i]), next);
     l.arrays.back().is_float = params[i].is_float;  // printed as a float, as a float * array is
@@ -583,7 +592,18 @@ KernelArg parse_kernel_arg(std::string_view text) {
 
 // Lowered, optimised, allocated and emitted (the emit checks the machine's limits).
 void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const Layout& l, const CompileOptions& o) {
-  out.ir = lower_kernel(m, k, l.env);
+  try {
+    out.ir = lower_kernel(m, k, l.env);
+  } catch (const Error& e) {
+    // A compare of 64-bit values that are not all addresses (a size_t index): again, with
+    // every 64-bit value's high half (lower_wide.cpp), which only such kernels pay for.
+    if (l.env.wide || std::string_view(e.what()).find("64-bit comparisons are supported between pointers") ==
+                          std::string_view::npos)
+      throw;
+    LowerEnv wide = l.env;
+    wide.wide = true;
+    out.ir = lower_kernel(m, k, wide);
+  }
   optimise(out.ir);
   // Not with shared float copies: their returns branch to every call site, so along paths
   // that never run a value looks read before written, and the registers set at entry would

@@ -258,6 +258,11 @@ void Lowerer::lower_body(Frame& fr, int depth) {
 
 void Lowerer::lower_instr(Frame& fr, const PtxInstr& in, int depth) {
   const std::string& op = in.parts.at(0);
+  if (env_.wide && op == "setp" && in.parts.size() == 3 && is_64(in.parts[2])) return lower_wide_setp(fr, in);
+  if (env_.wide && !in.operands.empty() && op != "st" && op != "call" && is_wide_reg(fr, in.operands[0])) {
+    if (lower_wide(fr, in)) return;
+    wide_unknown_.insert(fr.prefix + in.operands[0].name);  // its low half as below; the high half unknown
+  }
   if (small_bytes(last_part(in)) == 2 && op != "ld" && op != "st" && op != "cvt" && op != "atom" && op != "red")
     return lower_16(fr, in, depth);
   if (op == "mov") return lower_mov(fr, in);

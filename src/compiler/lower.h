@@ -38,6 +38,10 @@ struct LowerEnv {
   // With kFmaF shared: add, sub and mul are calls of the fma's copy too (compile_ptx's third
   // try): a + b = fma(a, 1, b), a - b = fma(b, -1, a), a * b = fma(a, b, -0), each exact.
   bool fma_for_all = false;
+  // 64-bit values with their high halves (lower_wide.cpp): the second try of a kernel that
+  // compares 64-bit values other than addresses (a size_t index against its bound).
+  bool wide = false;
+  std::set<std::string> signed_wide_params;  // long (not size_t) scalar parameters: high half = sign
 };
 
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each

@@ -120,6 +120,14 @@ void Lowerer::lower_shr64(Frame& fr, const PtxInstr& in) {
   auto x = value(fr, in, in.operands[1]);
   const PtxOperand& k = in.operands[2];
   if (!d || !x) return;
+  if (env_.wide && is_wide_reg(fr, in.operands[1]) && k.kind == PtxOperandKind::kImm && k.imm >= 0 && k.imm <= 63) {
+    std::vector<std::string> roots;  // its shadow, which must be known (as a compare's operands)
+    deps_ = &roots;
+    const IrOperand high = high_of(fr, in.operands[1]);
+    deps_ = nullptr;
+    wide_compares_.push_back({roots, in});
+    return emit_sequence(in, expand_shr64(*d, *x, high, k.imm, last_part(in) == "s64", fresh_));
+  }
   auto hi = x->kind == K::kVReg ? high_.find(x->index) : high_.end();
   if (k.kind != PtxOperandKind::kImm || k.imm < 0 || k.imm > 63 || hi == high_.end())
     return unsupported(in, "a 64-bit shift right is supported only by a constant, of a product "

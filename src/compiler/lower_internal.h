@@ -45,7 +45,8 @@ class Lowerer {
     resolve_labels();
     append_routines();
     append_rendezvous();
-    check_pointer_compares();
+    if (env_.wide) check_wide_compares();
+    else check_pointer_compares();
     check_single_defs();
     if (!errors_.empty()) {
       std::string all;
@@ -175,6 +176,19 @@ class Lowerer {
   // with an address among their definitions, those with anything else, and the compares
   // whose operands check_pointer_compares() checks against both when the body is lowered.
   std::set<int> pointer_defs_, other_defs_;
+  // env.wide (lower_wide.cpp): each 64-bit register's shadow holds its high half. The
+  // registers whose high halves each one's definitions read, those defined by an op that
+  // leaves it unknown, and each compare's registers with the compare.
+  bool is_wide_reg(const Frame& fr, const PtxOperand& o);
+  IrOperand shadow(const Frame& fr, const std::string& name);
+  IrOperand high_of(Frame& fr, const PtxOperand& o);
+  bool lower_wide(Frame& fr, const PtxInstr& in);
+  void lower_wide_setp(Frame& fr, const PtxInstr& in);
+  void check_wide_compares();
+  std::map<std::string, std::set<std::string>> wide_defs_;
+  std::set<std::string> wide_unknown_;
+  std::vector<std::pair<std::vector<std::string>, PtxInstr>> wide_compares_;
+  std::vector<std::string>* deps_ = nullptr;
   std::vector<std::pair<int, PtxInstr>> pointer_compares_;
   void note_def64(const PtxInstr& src, const IrInstr& out);
   void check_pointer_compares();
