@@ -30,161 +30,6 @@
 namespace qgpu {
 namespace {
 
-std::optional<int64_t> parse_integer(std::string_view s);
-
-struct CudaParam {
-  std::string name;
-  bool pointer = false;
-  bool is_float = false;  // float or float * (its values are binary32)
-  int elem_bytes = 4;     // char, bool: 1; short: 2 (packed in the words)
-  bool elem_signed = true;
-  bool is_bool = false;
-  int wide = 0;           // a 64-bit scalar: 1 long (signed), 2 size_t or unsigned long; its word holds 32 bits
-};
-
-std::string strip_comments(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s.substr(i, 2) == "//") {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (s.substr(i, 2) == "/*") {
-      size_t end = s.find("*/", i + 2);
-      i = end == std::string_view::npos ? s.size() : end + 1;
-      out += ' ';
-      continue;
-    }
-    if (i < s.size()) out += s[i];
-  }
-  return out;
-}
-
-// The element type of a parameter's type text ("const unsigned char *", "short const*",
-// "bool*"): its size and signedness when it is 8 or 16 bits (char is signed, as on a GPU).
-void small_element(const std::string& type, CudaParam& p) {
-  static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
-  std::string t;
-  for (auto it = std::sregex_iterator(type.begin(), type.end(), word); it != std::sregex_iterator(); ++it)
-    if (it->str() != "const" && it->str() != "volatile" && it->str() != "__restrict__" && it->str() != "__restrict" &&
-        it->str() != "int" && it->str() != "signed")
-      t += (t.empty() ? "" : " ") + it->str();
-  if (t == "char" || t == "int8_t" || t == "char4" || t == "char2") p.elem_bytes = 1, p.elem_signed = true;
-  else if (t == "unsigned char" || t == "uint8_t" || t == "uchar4" || t == "uchar2" || t == "uchar") p.elem_bytes = 1, p.elem_signed = false;
-  else if (t == "bool") p.elem_bytes = 1, p.elem_signed = false, p.is_bool = true;
-  else if (t == "short" || t == "int16_t" || t == "short2") p.elem_bytes = 2, p.elem_signed = true;
-  else if (t == "unsigned short" || t == "uint16_t" || t == "ushort" || t == "ushort2") p.elem_bytes = 2, p.elem_signed = false;
-  else if (t == "long" || t == "long long" || t == "int64_t" || t == "ptrdiff_t" || t == "long long int") p.wide = 1;
-  else if (t == "unsigned long" || t == "unsigned long long" || t == "size_t" || t == "uint64_t") p.wide = 2;
-}
-
-// One parameter's declaration ("const float *__restrict__ x", "int *partial_sums = NULL")
-// as a CudaParam: its name is the last identifier before a default argument.
-CudaParam parse_param(std::string p) {
-  if (size_t eq = p.find('='); eq != std::string::npos) p.resize(eq);
-  static const std::regex ident("[A-Za-z_][A-Za-z0-9_]*");
-  std::string last;
-  for (auto it = std::sregex_iterator(p.begin(), p.end(), ident); it != std::sregex_iterator(); ++it)
-    if (it->str() != "const" && it->str() != "__restrict__" && it->str() != "__restrict" && it->str() != "volatile")
-      last = it->str();
-  CudaParam out{last, p.find('*') != std::string::npos || p.find('[') != std::string::npos || p.find('&') != std::string::npos,
-                std::regex_search(p, std::regex("\\bfloat\\b"))};
-  if (!last.empty()) small_element(p.substr(0, p.rfind(last)), out);
-  return out;
-}
-
-// The parameters of `__global__ void NAME(...)` in the CUDA source: the names as written;
-// the types too for an extern "C" kernel, while a C++ kernel's come from its mangled name
-// (a template parameter T is the instantiation's type). With overloads, the declaration
-// whose parameters agree in number and in which are pointers.
-std::optional<std::vector<CudaParam>> kernel_params(std::string_view source, const KernelName& k, size_t ptx_params) {
-  std::string text = strip_comments(source);
-  std::regex sig("__global__[^;{(]*?\\b" + k.base + "\\s*\\(([^)]*)\\)");
-  std::optional<std::vector<CudaParam>> best;
-  for (auto m = std::sregex_iterator(text.begin(), text.end(), sig); m != std::sregex_iterator(); ++m) {
-    std::vector<CudaParam> params;
-    const std::string list = (*m)[1];
-    int depth = 0;
-    size_t start = 0;
-    for (size_t i = 0; i <= list.size(); ++i) {
-      const char c = i < list.size() ? list[i] : ',';
-      depth += c == '<' || c == '(' ? 1 : c == '>' || c == ')' ? -1 : 0;
-      if (c != ',' || depth > 0) continue;
-      CudaParam p = parse_param(list.substr(start, i - start));
-      if (!p.name.empty() && p.name != "void") params.push_back(p);
-      start = i + 1;
-    }
-    if (params.size() != ptx_params) {
-      if (!best) best = params;  // for the message about the count
-      continue;
-    }
-    if (k.mangled && k.param_types.size() == params.size())
-      for (size_t i = 0; i < params.size(); ++i) {
-        const std::string& t = k.param_types[i];
-        params[i].pointer = t.find('*') != std::string::npos || t.find('&') != std::string::npos;
-        params[i].is_float = std::regex_search(t, std::regex("^float\\b"));
-        params[i].elem_bytes = 4, params[i].elem_signed = true, params[i].is_bool = false, params[i].wide = 0;
-        small_element(t, params[i]);
-      }
-    return params;
-  }
-  return best;
-}
-
-// The kernel --kernel names (any of its names: kernel_names.h), or the file's only one.
-const PtxFunction& select_kernel(const PtxModule& m, const std::string& wanted, const std::string& file) {
-  std::vector<const PtxFunction*> entries, named;
-  for (const PtxFunction& f : m.functions)
-    if (f.is_entry) entries.push_back(&f);
-  std::string names;
-  for (const PtxFunction* f : entries) names += (names.empty() ? "" : ", ") + kernel_name(f->name).signature;
-  if (entries.empty())
-    fail("{}: no __global__ kernel found{}", file,
-         is_template_id(wanted) ? ""
-                                : " (a template kernel is compiled for a launch that names its arguments: "
-                                  "--kernel 'NAME<int,16>')");
-  if (wanted.empty() && entries.size() > 1)
-    fail("{} has several kernels ({}): choose one with --kernel NAME", file, names);
-  for (const PtxFunction* f : entries)
-    if (wanted.empty() || names_kernel(wanted, kernel_name(f->name))) named.push_back(f);
-  if (named.size() > 1) {
-    std::string which;
-    for (const PtxFunction* f : named) which += fmt::format("\n  --kernel '{}'", kernel_name(f->name).signature);
-    fail("{}: --kernel {} names {} kernels (overloads or instantiations); name one with its parameter types:{}",
-         file, wanted, named.size(), which);
-  }
-  if (named.empty())
-    fail("{} has no kernel '{}' (kernels: {}){}", file, wanted, names,
-         is_template_id(wanted) ? "" : "; a template kernel is named with its arguments, --kernel 'NAME<int,16>'");
-  return *named.front();
-}
-
-// The functions a kernel runs (itself and every function it calls, transitively) and the
-// module variables they name: only these count for the kernel, so another kernel of the
-// file, with constructs this one lacks, changes nothing of it.
-struct Reach {
-  std::set<std::string> functions, symbols;
-};
-
-Reach reach(const PtxModule& m, const PtxFunction& k) {
-  Reach r;
-  std::vector<const PtxFunction*> todo{&k};
-  r.functions.insert(k.name);
-  while (!todo.empty()) {
-    const PtxFunction* f = todo.back();
-    todo.pop_back();
-    for (const PtxStmt& st : f->body) {
-      if (!st.instr) continue;
-      for (const PtxOperand& o : st.instr->operands) {
-        if (o.kind == PtxOperandKind::kSymbol || (o.kind == PtxOperandKind::kAddress && !o.base_is_reg))
-          r.symbols.insert(o.name);
-        if (o.kind != PtxOperandKind::kSymbol || st.instr->parts.at(0) != "call") continue;
-        for (const PtxFunction& g : m.functions)
-          if (g.name == o.name && r.functions.insert(g.name).second) todo.push_back(&g);
-      }
-    }
-  }
-  return r;
-}
-
 int element_bytes(const std::string& type) {
   if (type == ".b8" || type == ".u8" || type == ".s8") return 1;
   if (type == ".b16" || type == ".u16" || type == ".s16") return 2;
@@ -286,26 +131,22 @@ const KernelArg& find_arg(const CompileOptions& o, const CudaParam& p) {
   fail("kernel parameter '{}' needs a value: --arg {}={}", p.name, p.name, p.pointer ? "[...]" : "N");
 }
 
-Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source, const std::vector<CudaParam>& params,
-              const CompileOptions& o) {
-  Layout l;
-  const Reach r = reach(m, k);
-  // A kernel that compares pointers (p != NULL) finds no array at address 0: word 0 stays
-  // unwritten (a load of it is a trap, as a null dereference would be).
-  bool compares_pointers = false;
+// Whether the kernel compares 64-bit values (pointers: p != NULL, p < end).
+bool compares_64(const PtxModule& m, const Reach& r) {
   for (const PtxFunction& f : m.functions)
     if (r.functions.count(f.name))
       for (const PtxStmt& st : f.body)
-        compares_pointers |= st.instr && st.instr->parts.at(0) == "setp" && st.instr->parts.size() == 3 &&
-                             (st.instr->parts[2] == "u64" || st.instr->parts[2] == "s64" || st.instr->parts[2] == "b64");
-  int next = compares_pointers ? 1 : 0;
-  std::vector<std::pair<size_t, const KernelArg*>> scalars;
+        if (st.instr && st.instr->parts.at(0) == "setp" && st.instr->parts.size() == 3 && (st.instr->parts[2] == "u64" || st.instr->parts[2] == "s64" || st.instr->parts[2] == "b64"))
+          return true;
+  return false;
+}
+
+// The pointer parameters' arrays, their contents from --arg (in the element type).
+void place_arrays(Layout& l, int& next, const PtxFunction& k, const std::vector<CudaParam>& params,
+                  const CompileOptions& o) {
   for (size_t i = 0; i < params.size(); ++i) {
     const KernelArg& a = find_arg(o, params[i]);
-    if (!params[i].pointer) {
-      scalars.push_back({i, &a});
-      continue;
-    }
+    if (!params[i].pointer) continue;
     l.env.param_value[k.params[i].name] = 4 * next;
     std::vector<uint32_t> words = arg_words(a, params[i]);
     l.summary += fmt::format("{}{} {}", l.summary.empty() ? "" : ", ", a.name, words.size());
@@ -315,21 +156,16 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
     l.arrays.back().elem_signed = params[i].elem_signed;
     if (params[i].elem_bytes != 4) l.arrays.back().count = static_cast<int>(a.values.size());
   }
-  for (const KernelArg& a : o.args) {
-    bool known = false;
-    for (const CudaParam& p : params) known |= p.name == a.name;
-    for (const PtxVar& g : m.globals) known |= g.space != ".shared" && variable_name(g.name) == a.name;
-    if (!known)
-      fail("--arg {}: the kernel has no parameter '{}' (nor a __device__ or __constant__ variable of that name)",
-           a.name, a.name);
-  }
-  // Module variables (__device__, __constant__), with their initial values, or the values an
-  // --arg gives them, as cudaMemcpyToSymbol would before the launch.
-  std::set<std::string> float_globals;
+}
+
+// Module variables (__device__, __constant__), with their initial values, or the values an
+// --arg gives them, as cudaMemcpyToSymbol would before the launch.
+void place_globals(Layout& l, int& next, const PtxModule& m, std::string_view source, const CompileOptions& o) {
   for (const PtxVar& g : m.globals) {
     if (g.space == ".shared") continue;
     const std::string name = variable_name(g.name);
     std::vector<uint32_t> words = var_words(g);
+    bool is_float = g.type == ".f32";
     for (const KernelArg& a : o.args) {
       if (a.name != name) continue;
       // clang declares an array without an initialiser as bytes (.b8 coeffs[16]): its words
@@ -341,9 +177,8 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
         fail("--arg {}: '{}' is {}: give {}", a.name, name, array ? "an array" : "a scalar",
              array ? "a list like [1,2,3]" : "a number");
       const std::regex float_decl("\\bfloat\\b[^;{}()]*\\b" + name + "\\s*[\\[=;]");
-      const bool is_float = g.type == ".f32" || std::regex_search(strip_comments(source), float_decl);
+      is_float = is_float || std::regex_search(strip_comments(source), float_decl);
       std::vector<uint32_t> given = arg_words(a, {name, a.is_array, is_float});
-      if (is_float) float_globals.insert(g.name);
       if (given.size() > words.size())
         fail("--arg {}: {} values for '{}', which holds {}", a.name, given.size(), name, words.size());
       std::copy(given.begin(), given.end(), words.begin());
@@ -351,12 +186,15 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
     l.env.global_address[g.name] = 4 * next;
     l.summary += fmt::format(", {} {}", name, words.size());
     place(l, name, words, next);
-    l.arrays.back().is_float = g.type == ".f32" || float_globals.count(g.name);
+    l.arrays.back().is_float = is_float;
   }
-  l.env.ctas_per_wave = ctas_per_wave(o.launch);
-  // The __shared__ variables the kernel names, one copy per resident CUDA block, under the
-  // names the source gives them. Every `extern __shared__ T s[]` (dynamic shared memory)
-  // starts at the same word, as in CUDA, sized by the launch (--shared BYTES).
+}
+
+// The __shared__ variables the kernel names, one copy per resident CUDA block, under the
+// names the source gives them. Every `extern __shared__ T s[]` (dynamic shared memory)
+// starts at the same word, as in CUDA, sized by the launch (--shared BYTES).
+void place_shared(Layout& l, int& next, const PtxModule& m, const PtxFunction& k, const Reach& r,
+                  const CompileOptions& o) {
   std::vector<const PtxVar*> shared;
   for (const PtxVar& g : m.globals) if (g.space == ".shared" && r.symbols.count(g.name)) shared.push_back(&g);
   for (const PtxVar& v : k.locals) if (v.space == ".shared") shared.push_back(&v);
@@ -382,30 +220,31 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
     for (int c = 0; c < l.env.ctas_per_wave; ++c)
       place(l, l.env.ctas_per_wave == 1 ? name : fmt::format("{}#{}", name, c), std::vector<uint32_t>(words, 0), next);
   }
-  // Local arrays (a function's .local depot: `int t[8]` indexed at run time): one copy per
-  // lane of the machine, as spilled values have, since any lane may run any thread.
-  for (const PtxFunction& f : m.functions)
-    if (r.functions.count(f.name))
-      for (const PtxVar& v : f.locals) {
-        if (v.space != ".local") continue;
-        const int words = std::max(1, static_cast<int>(var_words(v).size()));
-        l.env.local[v.name] = {next, words};
-        l.summary += fmt::format(", local array{} {} x {} lanes", f.is_entry ? "" : " of " + kernel_name(f.name).name,
-                                 words, kWarps * kLanes);
-        place(l, fmt::format("__local{}", l.env.local.size() == 1 ? "" : "#" + std::to_string(l.env.local.size() - 1)),
-              std::vector<uint32_t>(static_cast<size_t>(words * kWarps * kLanes), 0), next);
-      }
-  // The words warp shuffles and votes exchange values through (lower.cpp), when the
-  // kernel uses them; written zero in the image, so a lane may read one no lane of its
-  // warp wrote yet.
+}
+
+// Local arrays (a function's .local depot: `int t[8]` indexed at run time): one copy per
+// lane of the machine, as spilled values have, since any lane may run any thread. Then the
+// words warp shuffles and votes exchange values through (lower.cpp), when the kernel uses
+// them; written zero in the image, so a lane may read one no lane of its warp wrote yet.
+void place_lane_words(Layout& l, int& next, const PtxModule& m, const Reach& r) {
   bool shfl = false, vote = false;
-  for (const PtxFunction& f : m.functions)
-    if (r.functions.count(f.name))
-      for (const PtxStmt& st : f.body)
-        if (st.instr) {
-          const std::string& op = st.instr->parts.at(0);
-          shfl |= op == "shfl", vote |= op == "vote" || op == "activemask";
-        }
+  for (const PtxFunction& f : m.functions) {
+    if (!r.functions.count(f.name)) continue;
+    for (const PtxVar& v : f.locals) {
+      if (v.space != ".local") continue;
+      const int words = std::max(1, static_cast<int>(var_words(v).size()));
+      l.env.local[v.name] = {next, words};
+      l.summary += fmt::format(", local array{} {} x {} lanes", f.is_entry ? "" : " of " + kernel_name(f.name).name,
+                               words, kWarps * kLanes);
+      place(l, fmt::format("__local{}", l.env.local.size() == 1 ? "" : "#" + std::to_string(l.env.local.size() - 1)),
+            std::vector<uint32_t>(static_cast<size_t>(words * kWarps * kLanes), 0), next);
+    }
+    for (const PtxStmt& st : f.body)
+      if (st.instr) {
+        const std::string& op = st.instr->parts.at(0);
+        shfl |= op == "shfl", vote |= op == "vote" || op == "activemask";
+      }
+  }
   if (shfl) {
     l.env.shfl_word = next;
     l.summary += fmt::format(", shuffles {}", kWarps * kLanes);
@@ -416,17 +255,46 @@ Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source,
     l.summary += fmt::format(", votes {}", kWarps);
     place(l, "__vote", std::vector<uint32_t>(kWarps, 0), next);
   }
-  // Scalar parameters live in memory words, as in PTX's parameter space, after everything
-  // else (the arrays keep the addresses they had when scalars were immediates): the kernel
-  // loads them, so no arithmetic on its inputs can happen here, in the compiler.
-  for (const auto& [i, a] : scalars) {
+}
+
+// Scalar parameters live in memory words, as in PTX's parameter space, after everything
+// else (the arrays keep the addresses they had when scalars were immediates): the kernel
+// loads them, so no arithmetic on its inputs can happen here, in the compiler.
+void place_scalars(Layout& l, int& next, const PtxFunction& k, const std::vector<CudaParam>& params,
+                   const CompileOptions& o) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].pointer) continue;
+    const KernelArg& a = find_arg(o, params[i]);
     l.env.param_value[k.params[i].name] = 4 * next;
     l.env.scalar_params.insert(k.params[i].name);
     if (params[i].wide == 1) l.env.signed_wide_params.insert(k.params[i].name);
-    l.summary += fmt::format(", {} 1", a->name);
-    place(l, a->name, arg_words(*a, params[i]), next);
+    l.summary += fmt::format(", {} 1", a.name);
+    place(l, a.name, arg_words(a, params[i]), next);
     l.arrays.back().is_float = params[i].is_float;  // printed as a float, as a float * array is
   }
+}
+
+Layout layout(const PtxModule& m, const PtxFunction& k, std::string_view source, const std::vector<CudaParam>& params,
+              const CompileOptions& o) {
+  Layout l;
+  l.env.ctas_per_wave = ctas_per_wave(o.launch);
+  const Reach r = reach(m, k);
+  // A kernel that compares pointers (p != NULL) finds no array at address 0: word 0 stays
+  // unwritten (a load of it is a trap, as a null dereference would be).
+  int next = compares_64(m, r) ? 1 : 0;
+  place_arrays(l, next, k, params, o);
+  for (const KernelArg& a : o.args) {
+    bool known = false;
+    for (const CudaParam& p : params) known |= p.name == a.name;
+    for (const PtxVar& g : m.globals) known |= g.space != ".shared" && variable_name(g.name) == a.name;
+    if (!known)
+      fail("--arg {}: the kernel has no parameter '{}' (nor a __device__ or __constant__ variable of that name)",
+           a.name, a.name);
+  }
+  place_globals(l, next, m, source, o);
+  place_shared(l, next, m, k, r, o);
+  place_lane_words(l, next, m, r);
+  place_scalars(l, next, k, params, o);
   if (next > kMemWords)
     fail("the kernel's memory needs {} words ({}); global memory has {} ({} too many): use smaller "
          "arrays, or larger CUDA blocks (fewer __shared__ copies)", next, l.summary, kMemWords, next - kMemWords);
@@ -476,119 +344,6 @@ Program emit(const std::string& kernel, const IrFunction& f, const Layout& l, co
 }
 
 }  // namespace
-
-namespace {
-
-// s without the spaces and tabs around it.
-std::string_view trimmed(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t");
-  return first == s.npos ? std::string_view{} : s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
-// One integer of an --arg list: an optional '-', decimal digits or 0x and hex digits. A
-// magnitude past 63 bits saturates (the caller's range check rejects it).
-std::optional<int64_t> parse_integer(std::string_view s) {
-  const bool negative = s.starts_with('-');
-  if (negative) s.remove_prefix(1);
-  int base = 10;
-  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2), base = 16;
-  uint64_t magnitude = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), magnitude, base);
-  if (s.empty() || end != s.data() + s.size() || (ec != std::errc() && ec != std::errc::result_out_of_range))
-    return std::nullopt;
-  if (ec == std::errc::result_out_of_range || magnitude > uint64_t{INT64_MAX}) magnitude = INT64_MAX;
-  return negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
-}
-
-}  // namespace
-
-std::pair<int, int> parse_dims(const std::string& text, const char* what) {
-  const size_t comma = text.find(',');
-  const std::optional<int64_t> x = parse_integer(trimmed(std::string_view(text).substr(0, comma)));
-  const std::optional<int64_t> y =
-      comma == std::string::npos ? 1 : parse_integer(trimmed(std::string_view(text).substr(comma + 1)));
-  if (!x || !y || *x < 1 || *y < 1 || *x > INT32_MAX || *y > INT32_MAX)
-    fail("--{} '{}': expected X or X,Y with positive integers", what, text);
-  return {static_cast<int>(*x), static_cast<int>(*y)};
-}
-
-std::vector<std::string> split_run_line(std::string_view text) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false, quoted = false;
-  for (char c : text) {
-    if (c == '\'') quoted = !quoted, in_word = true;
-    else if (!quoted && (c == ' ' || c == '\t' || c == '\n')) {
-      if (in_word) words.push_back(word), word.clear();
-      in_word = false;
-    } else word += c, in_word = true;
-  }
-  if (quoted) fail("{}: a quote (') is not closed", text);
-  if (in_word) words.push_back(word);
-  return words;
-}
-
-void parse_launch_options(const std::vector<std::string>& words, CompileOptions& o, std::string_view where) {
-  const std::string at = where.empty() ? "" : std::string(where) + ": ";
-  std::string grid = "1", block = "4";
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    const size_t eq = w.starts_with("--") ? w.find('=') : std::string::npos;
-    const std::string name = w.substr(0, eq);
-    std::string value;
-    if (eq != std::string::npos) value = w.substr(eq + 1);
-    else if (i + 1 < words.size()) value = words[++i];
-    else fail("{}{}: needs a value (--grid X[,Y], --block X[,Y], --arg NAME=VALUE, --kernel NAME, --shared BYTES)", at, w);
-    if (name == "--grid") grid = value;
-    else if (name == "--block") block = value;
-    else if (name == "--kernel") o.kernel = value;
-    else if (name == "--arg") o.args.push_back(parse_kernel_arg(value));
-    else if (name == "--shared") {
-      const std::optional<int64_t> n = parse_integer(trimmed(value));
-      if (!n || *n < 0 || *n > 4 * kMemWords)
-        fail("{}--shared {}: expected the dynamic shared memory's size in bytes, 0..{} (the machine's memory)", at,
-             value, 4 * kMemWords);
-      o.shared_bytes = static_cast<int>(*n);
-    } else fail("{}'{}': unknown launch option (expected --grid, --block, --arg, --kernel or --shared)", at, name);
-  }
-  std::tie(o.launch.grid_x, o.launch.grid_y) = parse_dims(grid, "grid");
-  std::tie(o.launch.block_x, o.launch.block_y) = parse_dims(block, "block");
-  std::vector<std::string> problems = check_launch(o.launch);
-  if (!problems.empty()) fail("{}{}", at, problems.front());
-}
-
-KernelArg parse_kernel_arg(std::string_view text) {
-  size_t eq = text.find('=');
-  if (eq == std::string_view::npos || eq == 0)
-    fail("--arg '{}': expected NAME=VALUE (a number, or a list like [1,2,-3])", text);
-  KernelArg a{std::string(text.substr(0, eq))};
-  std::string_view v = text.substr(eq + 1);
-  a.is_array = !v.empty() && v.front() == '[';
-  if (a.is_array && (v.size() < 2 || v.back() != ']')) fail("--arg {}: the list must end with ']'", a.name);
-  std::string_view body = a.is_array ? v.substr(1, v.size() - 2) : v;
-  if (a.is_array && trimmed(body).empty()) return a;
-  for (size_t start = 0;;) {
-    const size_t comma = body.find(',', start);
-    const std::string_view item = trimmed(body.substr(start, comma == std::string_view::npos ? body.npos : comma - start));
-    const std::optional<int64_t> x = parse_integer(item);
-    // A float's range is checked with its parameter's type (arg_words): here only its form.
-    const bool decimal = !item.empty() && item.find_first_not_of("0123456789.eE+-") == item.npos &&
-                         item.find_first_of("0123456789") != item.npos;
-    if (!x && !decimal && !parse_f32(item))
-      fail("--arg {}: '{}' is not a number (an integer, or for a float parameter a decimal like 1.5, inf, -inf, "
-           "nan or raw bits like 0f3fc00000)", a.name, item);
-    // An integer past 32 bits is still a float's decimal; an int parameter refuses it (arg_words).
-    const bool fits = x && *x >= INT32_MIN && *x <= UINT32_MAX;
-    if (a.values.size() == 4 * kMemWords)  // chars: 4 a word
-      fail("--arg {}: more than {} values; the machine's memory holds {} words in all", a.name, 4 * kMemWords, kMemWords);
-    a.values.push_back(fits ? *x : 0);
-    a.items.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  if (!a.is_array && a.values.size() != 1) fail("--arg {}: expected one number", a.name);
-  return a;
-}
 
 // Lowered, optimised, allocated and emitted (the emit checks the machine's limits).
 void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const Layout& l, const CompileOptions& o) {

@@ -1,18 +1,23 @@
 // CUDA source -> machine program, as a short list of named stages. Each stage's output can
 // be printed with --dump=ptx|ir|alloc|blocks.
 //
-//   clang      .cu -> PTX text                  (clang_driver.h)
+//   clang      .cu -> PTX text (a template launched: instantiated)   (clang_driver.h)
 //   parse      PTX text -> syntax tree          (ptx.h)
-//   check      every instruction in the subset, all problems at once
-//   layout     kernel arrays, module globals and __shared__ copies in the 126 words
-//   lower      PTX -> IR: 64-bit addresses by the low-32 rule, calls inlined
-//   optimise   constant and copy propagation, address folding, dead code
+//   select     the kernel by its source name, its parameters     (kernel_names.h)
+//   layout     kernel arrays, module globals, __shared__ copies (static and dynamic), local
+//              arrays and warp words in the 126 words
+//   lower      PTX -> IR: 64-bit addresses by the low-32 rule (a kernel comparing other
+//              64-bit values: again with their high halves), calls inlined, every warp
+//              function after a rendezvous, chars and shorts inside words
+//   optimise   constant and copy propagation, address folding, dead code; registers read
+//              before any write set to 0 at entry
 //   legalise   at most one immediate per instruction
 //   allocate   virtual registers -> r0..r23, predicates -> p0..p3
 //   emit       one instruction per ROM block
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +37,10 @@ struct KernelArg {
   std::vector<int64_t> values;     // one value for a scalar; an item that is not a 32-bit integer: 0
   std::vector<std::string> items;  // the values as written (empty: `values` are integers)
 };
+
+// One integer of an --arg list: an optional '-', decimal digits or 0x and hex digits. A
+// magnitude past 63 bits saturates (the caller's range check rejects it).
+std::optional<int64_t> parse_integer(std::string_view s);
 
 // Parses "NAME=VALUE" (the --arg syntax); throws Error naming the argument.
 KernelArg parse_kernel_arg(std::string_view text);

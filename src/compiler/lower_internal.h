@@ -183,6 +183,15 @@ class Lowerer {
   IrOperand shadow(const Frame& fr, const std::string& name);
   IrOperand high_of(Frame& fr, const PtxOperand& o);
   bool lower_wide(Frame& fr, const PtxInstr& in);
+  struct Wide {
+    IrOperand lo, hi;  // a 64-bit result's halves, in temporaries
+  };
+  enum class WideResult { kDone, kUnknown, kError };  // kUnknown: not an op lower_wide knows
+  WideResult wide_copy(Frame& fr, const PtxInstr& in, Wide& w);
+  WideResult wide_load(Frame& fr, const PtxInstr& in, Wide& w);
+  WideResult wide_add(Frame& fr, const PtxInstr& in, Wide& w);
+  WideResult wide_mul(Frame& fr, const PtxInstr& in, Wide& w);
+  WideResult wide_bits(Frame& fr, const PtxInstr& in, Wide& w);
   void lower_wide_setp(Frame& fr, const PtxInstr& in);
   void check_wide_compares();
   std::map<std::string, std::set<std::string>> wide_defs_;

@@ -8,6 +8,8 @@
 // compare of that register is refused (check_wide_compares).
 #include <fmt/format.h>
 
+#include <map>
+
 #include "compiler/lower_internal.h"
 #include "compiler/ptx_ops.h"
 
@@ -40,12 +42,6 @@ IrOperand Lowerer::high_of(Frame& fr, const PtxOperand& o) {
 // The instruction writes a 64-bit register: both halves (false: not an op this file knows,
 // the caller lowers the low half and the high half is unknown).
 bool Lowerer::lower_wide(Frame& fr, const PtxInstr& in) {
-  const std::string& op = in.parts.at(0);
-  const std::string t = last_part(in);
-  const PtxOperand& dst = in.operands.at(0);
-  auto src = [&](size_t i) { return value(fr, in, in.operands.at(i)); };
-  auto hi = [&](size_t i) { return high_of(fr, in.operands.at(i)); };
-  IrOperand lo = fresh_(), h = fresh_();
   std::vector<std::string> deps;  // the registers whose high halves this one's is made of
   deps_ = &deps;
   struct Reset {
@@ -53,170 +49,171 @@ bool Lowerer::lower_wide(Frame& fr, const PtxInstr& in) {
     ~Reset() { p = nullptr; }
   } reset{deps_};
   // Each half into a temporary first: the destination may be a source (i += stride).
-  auto finish = [&]() {
-    emit(in, {.op = Op::kMov, .d = *value(fr, in, dst), .a = lo});
-    emit(in, {.op = Op::kMov, .d = shadow(fr, dst.name), .a = h});
-    wide_defs_[fr.prefix + dst.name].insert(deps.begin(), deps.end());
-    return true;
-  };
-  auto helper = [&](IrInstr x) { emit_helper(in, x); };
-  const size_t n = in.operands.size();
-  if ((op == "mov" || op == "cvta") && n == 2) {
-    auto a = src(1);
-    if (!a) return true;
-    helper({.op = Op::kMov, .d = lo, .a = *a});
-    helper({.op = Op::kMov, .d = h, .a = hi(1)});
-    return finish();
+  Wide w{fresh_(), fresh_()};
+  const std::string& op = in.parts.at(0);
+  const WideResult r = op == "mov" || op == "cvta" || op == "cvt" ? wide_copy(fr, in, w)
+                       : op == "ld"                                ? wide_load(fr, in, w)
+                       : op == "add" || op == "sub"               ? wide_add(fr, in, w)
+                       : op == "mul" || op == "mad"               ? wide_mul(fr, in, w)
+                                                                  : wide_bits(fr, in, w);
+  if (r != WideResult::kDone) return r == WideResult::kError;
+  const PtxOperand& dst = in.operands.at(0);
+  emit(in, {.op = Op::kMov, .d = *value(fr, in, dst), .a = w.lo});
+  emit(in, {.op = Op::kMov, .d = shadow(fr, dst.name), .a = w.hi});
+  wide_defs_[fr.prefix + dst.name].insert(deps.begin(), deps.end());
+  return true;
+}
+
+// mov, cvta (an address space: a copy), cvt from a narrower integer (zero or sign) or 64 bits.
+Lowerer::WideResult Lowerer::wide_copy(Frame& fr, const PtxInstr& in, Wide& w) {
+  if (in.operands.size() != 2) return WideResult::kUnknown;
+  for (const char* rounding : {"rn", "rz", "rzi", "rni", "rmi", "rpi"})
+    if (has_part(in, rounding)) return WideResult::kUnknown;
+  const std::string from = in.parts.back();
+  if (in.parts[0] == "cvt" && is_float_type(from)) return WideResult::kUnknown;
+  auto a = value(fr, in, in.operands[1]);
+  if (!a) return WideResult::kError;
+  if (in.parts[0] != "cvt" || is_64(from)) {
+    emit_helper(in, {.op = Op::kMov, .d = w.lo, .a = *a});
+    emit_helper(in, {.op = Op::kMov, .d = w.hi, .a = high_of(fr, in.operands[1])});
+    return WideResult::kDone;
   }
-  if (op == "cvt" && n == 2 && in.parts.size() >= 3 && !has_part(in, "rn") && !has_part(in, "rz") &&
-      !has_part(in, "rzi") && !has_part(in, "rni") && !has_part(in, "rmi") && !has_part(in, "rpi")) {
-    const std::string from = in.parts.back();
-    auto a = src(1);
-    if (!a || is_float_type(from)) return false;
-    if (is_64(from)) {
-      helper({.op = Op::kMov, .d = lo, .a = *a});
-      helper({.op = Op::kMov, .d = h, .a = hi(1)});
-    } else {
-      const int small = small_bytes(from);
-      const bool sign = from[0] == 's';
-      helper({.op = Op::kMov, .d = lo, .a = small ? extended(fr, in, *a, small, sign) : *a});
-      if (sign) helper({.op = Op::kShrS, .d = h, .a = lo, .b = ir_imm(31)});
-      else helper({.op = Op::kMov, .d = h, .a = ir_imm(0)});
-    }
-    return finish();
-  }
-  if (op == "ld" && n == 2 && has_part(in, "param") && is_64(t)) {
-    const PtxOperand& a = in.operands[1];
-    if (fr.params.count(a.name)) return false;  // an inlined call's argument: its halves are the caller's
+  const int small = small_bytes(from);
+  const bool sign = from[0] == 's';
+  emit_helper(in, {.op = Op::kMov, .d = w.lo, .a = small ? extended(fr, in, *a, small, sign) : *a});
+  if (sign) emit_helper(in, {.op = Op::kShrS, .d = w.hi, .a = w.lo, .b = ir_imm(31)});
+  else emit_helper(in, {.op = Op::kMov, .d = w.hi, .a = ir_imm(0)});
+  return WideResult::kDone;
+}
+
+// ld.param of a pointer (its array's address) or of a long or size_t (its word, extended as
+// its type says); a 64-bit load (two words).
+Lowerer::WideResult Lowerer::wide_load(Frame& fr, const PtxInstr& in, Wide& w) {
+  if (in.operands.size() != 2 || !is_64(last_part(in)) || has_part(in, "v2") || has_part(in, "v4"))
+    return WideResult::kUnknown;
+  const PtxOperand& a = in.operands[1];
+  if (has_part(in, "param")) {
+    if (fr.params.count(a.name)) return WideResult::kUnknown;  // an inlined call's argument: only its low half
     auto it = env_.param_value.find(a.name);
-    if (it == env_.param_value.end() || a.imm != 0) return false;
-    if (!env_.scalar_params.count(a.name)) {  // a pointer: the array's address
-      helper({.op = Op::kMov, .d = lo, .a = ir_imm(wrap32(it->second))});
-      helper({.op = Op::kMov, .d = h, .a = ir_imm(0)});
-    } else {  // a long or size_t argument: its word, extended as its type says
-      helper({.op = Op::kLd, .d = lo, .offset = it->second});
-      if (env_.signed_wide_params.count(a.name)) helper({.op = Op::kShrS, .d = h, .a = lo, .b = ir_imm(31)});
-      else helper({.op = Op::kMov, .d = h, .a = ir_imm(0)});
-    }
-    return finish();
+    if (it == env_.param_value.end() || a.imm != 0) return WideResult::kUnknown;
+    const bool scalar = env_.scalar_params.count(a.name) > 0;
+    if (scalar) emit_helper(in, {.op = Op::kLd, .d = w.lo, .offset = it->second});
+    else emit_helper(in, {.op = Op::kMov, .d = w.lo, .a = ir_imm(wrap32(it->second))});
+    if (scalar && env_.signed_wide_params.count(a.name)) emit_helper(in, {.op = Op::kShrS, .d = w.hi, .a = w.lo, .b = ir_imm(31)});
+    else emit_helper(in, {.op = Op::kMov, .d = w.hi, .a = ir_imm(0)});
+    return WideResult::kDone;
   }
-  if (op == "ld" && n == 2 && is_64(t) && !has_part(in, "v2") && !has_part(in, "v4")) {
-    if (!memory_type_ok(in)) return true;
-    IrOperand base;
-    int64_t off = 0;
-    if (!address(fr, in, in.operands[1], base, off)) return true;
-    helper({.op = Op::kLd, .d = lo, .a = base, .offset = off});
-    helper({.op = Op::kLd, .d = h, .a = base, .offset = off + 4});
-    return finish();
+  if (!memory_type_ok(in)) return WideResult::kError;
+  IrOperand base;
+  int64_t off = 0;
+  if (!address(fr, in, a, base, off)) return WideResult::kError;
+  emit_helper(in, {.op = Op::kLd, .d = w.lo, .a = base, .offset = off});
+  emit_helper(in, {.op = Op::kLd, .d = w.hi, .a = base, .offset = off + 4});
+  return WideResult::kDone;
+}
+
+// add and sub, with the carry (the low sum wrapped below an addend) or the borrow (the low
+// subtrahend is larger).
+Lowerer::WideResult Lowerer::wide_add(Frame& fr, const PtxInstr& in, Wide& w) {
+  if (in.operands.size() != 3 || !is_64(last_part(in))) return WideResult::kUnknown;
+  auto a = value(fr, in, in.operands[1]), b = value(fr, in, in.operands[2]);
+  if (!a || !b) return WideResult::kError;
+  const IrOperand ah = high_of(fr, in.operands[1]), bh = high_of(fr, in.operands[2]);
+  IrOperand c = fresh_pred_(), cv = fresh_(), s = fresh_();
+  const bool add = in.parts[0] == "add";
+  if (add) {
+    emit_helper(in, {.op = Op::kAdd, .d = w.lo, .a = *a, .b = *b});
+    emit_helper(in, {.op = Op::kSetpLtU, .d = c, .a = w.lo, .b = *a});
+  } else {
+    emit_helper(in, {.op = Op::kSetpLtU, .d = c, .a = *a, .b = *b});
+    emit_helper(in, {.op = Op::kSub, .d = w.lo, .a = *a, .b = *b});
   }
-  if ((op == "add" || op == "sub") && n == 3 && is_64(t)) {
-    auto a = src(1), b = src(2);
-    if (!a || !b) return true;
-    const IrOperand ah = hi(1), bh = hi(2);
-    IrOperand c = fresh_pred_(), cv = fresh_(), s = fresh_();
-    if (op == "add") {  // carry: the low sum wrapped below an addend
-      helper({.op = Op::kAdd, .d = lo, .a = *a, .b = *b});
-      helper({.op = Op::kSetpLtU, .d = c, .a = lo, .b = *a});
-      helper({.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = c});
-      helper({.op = Op::kAdd, .d = s, .a = ah, .b = bh});
-      helper({.op = Op::kAdd, .d = h, .a = s, .b = cv});
-    } else {  // borrow: the low subtrahend is larger
-      helper({.op = Op::kSetpLtU, .d = c, .a = *a, .b = *b});
-      helper({.op = Op::kSub, .d = lo, .a = *a, .b = *b});
-      helper({.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = c});
-      helper({.op = Op::kSub, .d = s, .a = ah, .b = bh});
-      helper({.op = Op::kSub, .d = h, .a = s, .b = cv});
-    }
-    return finish();
+  emit_helper(in, {.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = c});
+  emit_helper(in, {.op = add ? Op::kAdd : Op::kSub, .d = s, .a = ah, .b = bh});
+  emit_helper(in, {.op = add ? Op::kAdd : Op::kSub, .d = w.hi, .a = s, .b = cv});
+  return WideResult::kDone;
+}
+
+// mul.lo.s64 d, a, b / mul.wide.{s,u}32 d, a, b / mad.lo.s64 d, a, b, c: low = a * b; high =
+// umulhi(a, b) + a_lo * b_hi + a_hi * b_lo (mod 2^32), or the 32-bit operands' signed or
+// unsigned high product for mul.wide; mad adds c with its carry.
+Lowerer::WideResult Lowerer::wide_mul(Frame& fr, const PtxInstr& in, Wide& w) {
+  const bool mad = in.parts[0] == "mad", wide = has_part(in, "wide");
+  if ((!has_part(in, "lo") && !wide) || in.operands.size() != (mad ? 4u : 3u)) return WideResult::kUnknown;
+  auto a = value(fr, in, in.operands[1]), b = value(fr, in, in.operands[2]);
+  if (!a || !b) return WideResult::kError;
+  emit_helper(in, {.op = Op::kMulLo, .d = w.lo, .a = *a, .b = *b});
+  IrOperand mh = wide ? w.hi : fresh_();
+  for (const IrInstr& x : expand_mul_hi(mh, *a, *b, wide && last_part(in) == "s32", fresh_)) emit_helper(in, x);
+  if (!wide) {
+    IrOperand x1 = fresh_(), x2 = fresh_(), s1 = fresh_();
+    emit_helper(in, {.op = Op::kMulLo, .d = x1, .a = *a, .b = high_of(fr, in.operands[2])});
+    emit_helper(in, {.op = Op::kMulLo, .d = x2, .a = high_of(fr, in.operands[1]), .b = *b});
+    emit_helper(in, {.op = Op::kAdd, .d = s1, .a = mh, .b = x1});
+    emit_helper(in, {.op = Op::kAdd, .d = w.hi, .a = s1, .b = x2});
   }
-  if ((op == "mul" || op == "mad") && (has_part(in, "lo") || has_part(in, "wide")) && n == (op == "mad" ? 4u : 3u)) {
-    // mul.lo.s64 d, a, b / mul.wide.{s,u}32 d, a, b / mad.lo.s64 d, a, b, c:
-    // low = a*b; high = umulhi(a, b) + a_lo * b_hi + a_hi * b_lo (mod 2^32), or the 32-bit
-    // operands' signed or unsigned high product for mul.wide.
-    auto a = src(1), b = src(2);
-    if (!a || !b) return true;
-    const bool wide = has_part(in, "wide");
-    helper({.op = Op::kMulLo, .d = lo, .a = *a, .b = *b});
-    IrOperand mh = fresh_();
-    for (const IrInstr& x : expand_mul_hi(mh, *a, *b, wide && t == "s32", fresh_)) helper(x);
-    if (wide) {
-      helper({.op = Op::kMov, .d = h, .a = mh});
-    } else {
-      IrOperand x1 = fresh_(), x2 = fresh_(), s1 = fresh_();
-      helper({.op = Op::kMulLo, .d = x1, .a = *a, .b = hi(2)});
-      helper({.op = Op::kMulLo, .d = x2, .a = hi(1), .b = *b});
-      helper({.op = Op::kAdd, .d = s1, .a = mh, .b = x1});
-      helper({.op = Op::kAdd, .d = h, .a = s1, .b = x2});
-    }
-    if (op == "mad") {  // + c, with its carry
-      auto c = src(3);
-      if (!c) return true;
-      IrOperand sum = fresh_(), cv = fresh_(), s2 = fresh_(), h2 = fresh_();
-      IrOperand carry = fresh_pred_();
-      helper({.op = Op::kAdd, .d = sum, .a = lo, .b = *c});
-      helper({.op = Op::kSetpLtU, .d = carry, .a = sum, .b = lo});
-      helper({.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = carry});
-      helper({.op = Op::kAdd, .d = s2, .a = h, .b = hi(3)});
-      helper({.op = Op::kAdd, .d = h2, .a = s2, .b = cv});
-      lo = sum, h = h2;
-    }
-    return finish();
+  if (!mad) return WideResult::kDone;
+  auto c = value(fr, in, in.operands[3]);
+  if (!c) return WideResult::kError;
+  Wide sum{fresh_(), fresh_()};
+  IrOperand cv = fresh_(), s2 = fresh_(), carry = fresh_pred_();
+  emit_helper(in, {.op = Op::kAdd, .d = sum.lo, .a = w.lo, .b = *c});
+  emit_helper(in, {.op = Op::kSetpLtU, .d = carry, .a = sum.lo, .b = w.lo});
+  emit_helper(in, {.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = carry});
+  emit_helper(in, {.op = Op::kAdd, .d = s2, .a = w.hi, .b = high_of(fr, in.operands[3])});
+  emit_helper(in, {.op = Op::kAdd, .d = sum.hi, .a = s2, .b = cv});
+  w = sum;
+  return WideResult::kDone;
+}
+// and, or, xor, not and selp half by half; neg (-x = ~x + 1: the high half gets the carry
+// when the low one is 0); shl by a constant (bits cross from the low half to the high).
+Lowerer::WideResult Lowerer::wide_bits(Frame& fr, const PtxInstr& in, Wide& w) {
+  const std::string& op = in.parts[0];
+  const size_t n = in.operands.size();
+  std::vector<IrOperand> lo;  // the sources' low halves
+  for (size_t i = 1; i < n; ++i) {
+    auto v = value(fr, in, in.operands[i]);
+    if (!v) return WideResult::kError;
+    lo.push_back(*v);
   }
-  if ((op == "and" || op == "or" || op == "xor") && n == 3) {
-    auto a = src(1), b = src(2);
-    if (!a || !b) return true;
-    const Op o = op == "and" ? Op::kAnd : op == "or" ? Op::kOr : Op::kXor;
-    helper({.op = o, .d = lo, .a = *a, .b = *b});
-    helper({.op = o, .d = h, .a = hi(1), .b = hi(2)});
-    return finish();
-  }
-  if (op == "not" && n == 2) {
-    auto a = src(1);
-    if (!a) return true;
-    helper({.op = Op::kNot, .d = lo, .a = *a});
-    helper({.op = Op::kNot, .d = h, .a = hi(1)});
-    return finish();
-  }
-  if (op == "neg" && n == 2) {  // -x = ~x + 1: the high half gets the carry when the low is 0
-    auto a = src(1);
-    if (!a) return true;
-    IrOperand nh = fresh_(), cv = fresh_();
-    IrOperand zero = fresh_pred_();
-    helper({.op = Op::kSub, .d = lo, .a = ir_imm(0), .b = *a});
-    helper({.op = Op::kSetpEq, .d = zero, .a = *a, .b = ir_imm(0)});
-    helper({.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = zero});
-    helper({.op = Op::kNot, .d = nh, .a = hi(1)});
-    helper({.op = Op::kAdd, .d = h, .a = nh, .b = cv});
-    return finish();
-  }
-  if (op == "shl" && n == 3 && in.operands[2].kind == PtxOperandKind::kImm && in.operands[2].imm >= 0 &&
-      in.operands[2].imm < 64) {
-    auto a = src(1);
-    if (!a) return true;
+  auto hi = [&](size_t i) { return high_of(fr, in.operands[i]); };
+  static const std::map<std::string, Op> logic = {{"and", Op::kAnd}, {"or", Op::kOr}, {"xor", Op::kXor}};
+  if (logic.count(op) && n == 3) {
+    emit_helper(in, {.op = logic.at(op), .d = w.lo, .a = lo[0], .b = lo[1]});
+    emit_helper(in, {.op = logic.at(op), .d = w.hi, .a = hi(1), .b = hi(2)});
+  } else if (op == "not" && n == 2) {
+    emit_helper(in, {.op = Op::kNot, .d = w.lo, .a = lo[0]});
+    emit_helper(in, {.op = Op::kNot, .d = w.hi, .a = hi(1)});
+  } else if (op == "selp" && n == 4) {
+    emit_helper(in, {.op = Op::kSelp, .d = w.lo, .a = lo[0], .b = lo[1], .c = lo[2]});
+    emit_helper(in, {.op = Op::kSelp, .d = w.hi, .a = hi(1), .b = hi(2), .c = lo[2]});
+  } else if (op == "neg" && n == 2) {
+    IrOperand nh = fresh_(), cv = fresh_(), zero = fresh_pred_();
+    emit_helper(in, {.op = Op::kSub, .d = w.lo, .a = ir_imm(0), .b = lo[0]});
+    emit_helper(in, {.op = Op::kSetpEq, .d = zero, .a = lo[0], .b = ir_imm(0)});
+    emit_helper(in, {.op = Op::kSelp, .d = cv, .a = ir_imm(1), .b = ir_imm(0), .c = zero});
+    emit_helper(in, {.op = Op::kNot, .d = nh, .a = hi(1)});
+    emit_helper(in, {.op = Op::kAdd, .d = w.hi, .a = nh, .b = cv});
+  } else if (op == "shl" && n == 3 && in.operands[2].kind == PtxOperandKind::kImm && in.operands[2].imm >= 0 &&
+             in.operands[2].imm < 64) {
     const int64_t k = in.operands[2].imm;
+    IrOperand up = fresh_(), over = fresh_();
     if (k == 0) {
-      helper({.op = Op::kMov, .d = lo, .a = *a});
-      helper({.op = Op::kMov, .d = h, .a = hi(1)});
+      emit_helper(in, {.op = Op::kMov, .d = w.lo, .a = lo[0]});
+      emit_helper(in, {.op = Op::kMov, .d = w.hi, .a = hi(1)});
     } else if (k < 32) {
-      IrOperand up = fresh_(), over = fresh_();
-      helper({.op = Op::kShl, .d = lo, .a = *a, .b = ir_imm(k)});
-      helper({.op = Op::kShl, .d = up, .a = hi(1), .b = ir_imm(k)});
-      helper({.op = Op::kShrU, .d = over, .a = *a, .b = ir_imm(32 - k)});
-      helper({.op = Op::kOr, .d = h, .a = up, .b = over});
+      emit_helper(in, {.op = Op::kShl, .d = w.lo, .a = lo[0], .b = ir_imm(k)});
+      emit_helper(in, {.op = Op::kShl, .d = up, .a = hi(1), .b = ir_imm(k)});
+      emit_helper(in, {.op = Op::kShrU, .d = over, .a = lo[0], .b = ir_imm(32 - k)});
+      emit_helper(in, {.op = Op::kOr, .d = w.hi, .a = up, .b = over});
     } else {
-      helper({.op = Op::kMov, .d = lo, .a = ir_imm(0)});
-      helper({.op = Op::kShl, .d = h, .a = *a, .b = ir_imm(k - 32)});
+      emit_helper(in, {.op = Op::kMov, .d = w.lo, .a = ir_imm(0)});
+      emit_helper(in, {.op = Op::kShl, .d = w.hi, .a = lo[0], .b = ir_imm(k - 32)});
     }
-    return finish();
+  } else {
+    return WideResult::kUnknown;
   }
-  if (op == "selp" && n == 4) {
-    auto a = src(1), b = src(2), p = src(3);
-    if (!a || !b || !p) return true;
-    helper({.op = Op::kSelp, .d = lo, .a = *a, .b = *b, .c = *p});
-    helper({.op = Op::kSelp, .d = h, .a = hi(1), .b = hi(2), .c = *p});
-    return finish();
-  }
-  return false;
+  return WideResult::kDone;
 }
 
 // setp.CMP.{s64,u64,b64}: the high halves decide, and where they are equal the low halves

@@ -430,8 +430,7 @@ class Parser {
     v.name = name();
     if (eat("<")) v.count = static_cast<int>(integer()), expect(">");
     while (eat("[")) {
-      if (at("]")) v.unsized = true;       // "[]": an unsized .extern array
-      int64_t n = at("]") ? 0 : integer();
+      const int64_t n = (v.unsized = at("]")) ? 0 : integer();  // "[]": an unsized .extern array
       expect("]");
       v.array_size = v.array_size < 0 ? n : v.array_size * n;
     }
