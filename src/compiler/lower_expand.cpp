@@ -17,6 +17,13 @@ std::vector<IrInstr> expand_funnel_shift(IrOperand d, IrOperand lo, IrOperand hi
   };
 }
 
+std::vector<IrInstr> expand_extend(IrOperand d, IrOperand v, int bytes, bool sign, const FreshReg& fresh) {
+  if (!sign) return {{.op = Op::kAnd, .d = d, .a = v, .b = ir_imm(bytes == 1 ? 0xff : 0xffff)}};
+  const int64_t shift = 32 - 8 * bytes;
+  IrOperand up = fresh();
+  return {{.op = Op::kShl, .d = up, .a = v, .b = ir_imm(shift)}, {.op = Op::kShrS, .d = d, .a = up, .b = ir_imm(shift)}};
+}
+
 std::vector<IrInstr> expand_bfe(IrOperand d, IrOperand a, int64_t pos, int64_t len, bool sign,
                                 const FreshReg& fresh) {
   IrOperand t = fresh();

@@ -17,6 +17,9 @@ namespace qgpu {
 
 using FreshReg = std::function<IrOperand()>;
 
+// d = the low `bytes` bytes of v (1 or 2: a char or a short), zero- or sign-extended.
+std::vector<IrInstr> expand_extend(IrOperand d, IrOperand v, int bytes, bool sign, const FreshReg& fresh);
+
 // shf.{l,r}.{wrap,clamp}.b32 d, lo, hi, n
 std::vector<IrInstr> expand_funnel_shift(IrOperand d, IrOperand lo, IrOperand hi, IrOperand n, bool left,
                                          bool wrap, const FreshReg& fresh);

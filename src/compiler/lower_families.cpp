@@ -34,13 +34,8 @@ void Lowerer::lower_cvt(Frame& fr, const PtxInstr& in) {
   auto a = value(fr, in, in.operands[1]);
   if (!d || !a) return;
   std::string from = in.parts.size() >= 3 ? in.parts.back() : "u32";
-  if (from == "u8" || from == "u16") {
-    emit(in, {.op = Op::kAnd, .d = *d, .a = *a, .b = ir_imm(from == "u8" ? 0xff : 0xffff)});
-  } else if (from == "s8" || from == "s16") {
-    int shift = from == "s8" ? 24 : 16;
-    IrOperand t = ir_vreg(temp());
-    emit_helper(in, {.op = Op::kShl, .d = t, .a = *a, .b = ir_imm(shift)});
-    emit(in, {.op = Op::kShrS, .d = *d, .a = t, .b = ir_imm(shift)});
+  if (from == "u8" || from == "u16" || from == "s8" || from == "s16") {
+    emit_sequence(in, expand_extend(*d, *a, small_bytes(from), from[0] == 's', fresh_));
   } else {
     emit(in, {.op = Op::kMov, .d = *d, .a = *a});
     if (d->kind == K::kVReg && in.parts.size() >= 3 && is_64(in.parts[1])) record_high(in, *d, *a, from == "s32");

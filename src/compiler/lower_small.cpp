@@ -11,15 +11,8 @@ namespace qgpu::lowering {
 
 // v with the bits above its low `bytes` bytes set from them: zero, or its sign.
 IrOperand Lowerer::extended(Frame&, const PtxInstr& in, IrOperand v, int bytes, bool sign) {
-  const int64_t bits = 32 - 8 * bytes;
   IrOperand out = fresh_();
-  if (!sign) {
-    emit_helper(in, {.op = Op::kAnd, .d = out, .a = v, .b = ir_imm(bytes == 1 ? 0xff : 0xffff)});
-    return out;
-  }
-  IrOperand up = fresh_();
-  emit_helper(in, {.op = Op::kShl, .d = up, .a = v, .b = ir_imm(bits)});
-  emit_helper(in, {.op = Op::kShrS, .d = out, .a = up, .b = ir_imm(bits)});
+  for (const IrInstr& x : expand_extend(out, v, bytes, sign, fresh_)) emit_helper(in, x);
   return out;
 }
 
@@ -92,13 +85,7 @@ void Lowerer::lower_ld_small(const PtxInstr& in, IrOperand d, IrOperand base, in
   IrOperand w = fresh_(), down = fresh_();
   emit_helper(in, {.op = Op::kLd, .d = w, .a = s.word, .offset = s.offset});
   emit_helper(in, {.op = Op::kShrU, .d = down, .a = w, .b = s.shift});
-  if (!sign) {
-    emit(in, {.op = Op::kAnd, .d = d, .a = down, .b = ir_imm(bytes == 1 ? 0xff : 0xffff)});
-  } else {
-    IrOperand up = fresh_();
-    emit_helper(in, {.op = Op::kShl, .d = up, .a = down, .b = ir_imm(32 - 8 * bytes)});
-    emit(in, {.op = Op::kShrS, .d = d, .a = up, .b = ir_imm(32 - 8 * bytes)});
-  }
+  emit_sequence(in, expand_extend(d, down, bytes, sign, fresh_));
   end_guard_skip(skip);
 }
 
