@@ -24,6 +24,7 @@
 #include "compiler/lower_expand.h"
 #include "compiler/opt.h"
 #include "compiler/ptx.h"
+#include "compiler/ptx_ops.h"
 #include "compiler/regalloc.h"
 #include "gpu/f32.h"
 
@@ -136,7 +137,7 @@ bool compares_64(const PtxModule& m, const Reach& r) {
   for (const PtxFunction& f : m.functions)
     if (r.functions.count(f.name))
       for (const PtxStmt& st : f.body)
-        if (st.instr && st.instr->parts.at(0) == "setp" && st.instr->parts.size() == 3 && (st.instr->parts[2] == "u64" || st.instr->parts[2] == "s64" || st.instr->parts[2] == "b64"))
+        if (st.instr && st.instr->parts.at(0) == "setp" && st.instr->parts.size() == 3 && is_64(st.instr->parts[2]))
           return true;
   return false;
 }
