@@ -91,6 +91,7 @@ constexpr std::string_view kHead = R"(.version 6.3
     .reg .pred %p<8>;
     .reg .b32 %r<32>;
     .reg .b64 %rd<16>;
+    .reg .b16 %rs<4>;
 
     ld.param.u64 %rd1, [k_param_0];
     cvta.to.global.u64 %rd2, %rd1;
@@ -244,6 +245,19 @@ const OpCase kOpCases[] = {
             "    mov.b32 %r10, 20;\nLBB0_2:", 0, {10, 10, 20, 20}},
     {"@!%p1", "    mov.b32 %r10, 10;\n    setp.lt.s32 %p1, %r2, 2;\n    @!%p1 bra $L__BB0_2;\n"
               "    mov.b32 %r10, 20;\n$L__BB0_2:", 0, {20, 20, 10, 10}},
+    // What clang 19 and LLVM's canonical forms emit (found by scripts/difftest.sh): a 64-bit
+    // product's high half split off with mov.b64 {lo, hi} in a block of its own, a word loaded
+    // into a 64-bit register (zero-extended), a 16-bit mad, atomics that cannot change their
+    // word rewritten as `atom.or 0` (an atomic read). x = 0xc0000000.
+    {"mov.b64 {tmp", "    cvt.u64.u32 %rd10, %r1;\n    cvt.u64.u32 %rd11, %r2;\n    mul.lo.s64 %rd12, %rd10, %rd11;\n"
+                     "    { .reg .b32 tmp; mov.b64 {tmp, %r10}, %rd12; }", -1073741824, {0, 0, 1, 2}},
+    {"ld.global.u32 %rd10", "    ld.global.u32 %rd10, [%rd2+16];\n    cvt.u64.u32 %rd11, %r1;\n"
+                            "    mul.lo.s64 %rd12, %rd10, %rd11;\n    shr.u64 %rd13, %rd12, 32;\n    cvt.u32.u64 %r10, %rd13;",
+     -1073741824, {37, 37, 37, 37}},
+    {"mad.lo.s16", "    cvt.u16.u32 %rs1, %r1;\n    cvt.u16.u32 %rs2, %r2;\n    mad.lo.s16 %rs3, %rs1, %rs2, 86;\n"
+                   "    cvt.s32.s16 %r10, %rs3;", 30000, {86, 30086, -5450, 24550}},
+    {"atom.global.or.b32", "    atom.global.or.b32 %r10, [%rd2+16], 0;", 0, {50, 50, 50, 50}},
+    {"atom.global.and.b32", "    atom.global.and.b32 %r10, [%rd2+20], -1;", 0, {60, 60, 60, 60}},
     // sum of 0..tid, top-tested loop with a bra.uni back edge (clang -Oz's shape)
     {"bra.uni", "    mov.b32 %r10, 0;\n    mov.b32 %r3, 0;\n$L__BB0_1:\n    setp.gt.s32 %p1, %r3, %r2;\n"
                 "    @%p1 bra $L__BB0_2;\n    add.s32 %r10, %r10, %r3;\n    add.s32 %r3, %r3, 1;\n"
@@ -334,6 +348,69 @@ TEST(CompileHandPtx, CallUniCallseqIsInlined) {
   const std::vector<std::string>& names = r.k.ir.vreg_names;
   EXPECT_NE(std::find(names.begin(), names.end(), "f#1/%r3"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "f#2/%r3"), names.end());
+}
+
+// An argument the callee never reads may never be stored: LLVM passes poison for it, and
+// clang 19 writes no st.param (found by scripts/difftest.sh at -O1 with a __noinline__ helper).
+TEST(CompileHandPtx, CallArgumentNeverStored) {
+  constexpr std::string_view ptx = R"(.version 6.3
+.target sm_75
+.address_size 64
+
+.func  (.param .b32 func_retval0) g(.param .b32 g_param_0, .param .b32 g_param_1)
+{
+    .reg .b32 %r<3>;
+
+    ld.param.u32 %r1, [g_param_1];
+    add.s32 %r2, %r1, 7;
+    st.param.b32 [func_retval0+0], %r2;
+    ret;
+}
+.visible .entry calls(.param .u64 calls_param_0)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<5>;
+
+    ld.param.u64 %rd1, [calls_param_0];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %tid.x;
+    { // callseq 0, 0
+    .param .b32 param0;
+    .param .b32 param1;
+    st.param.b32 [param1+0], %r1;
+    .param .b32 retval0;
+    call.uni (retval0), g, (param0, param1);
+    ld.param.b32 %r3, [retval0+0];
+    } // callseq 0
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r3;
+    ret;
+}
+)";
+  Launched r = run_ptx(ptx, "extern \"C\" __global__ void calls(int *out);", Launch{}, {"out=[0,0,0,0]"});
+  EXPECT_EQ(r.mem["out"], (Values{7, 8, 9, 10}));
+}
+
+// The float -> int intrinsics saturate, also on constants: LLVM folds __nvvm_f2i_rz and
+// friends of an out-of-range constant to poison and drops the store (a silent wrong answer
+// scripts/difftest.sh found; reduced: kernels/difftest_13.cu).
+TEST(CompileCuda, FloatToIntOfConstantsSaturates) {
+  constexpr std::string_view src = R"(extern "C" __global__ void k(int *out, unsigned *uout) {
+  out[0] = __float2int_rz(3e9f);
+  out[1] = __float2int_rz(-3e9f);
+  out[2] = __float2int_rn(__int_as_float(0x7fffffff));
+  out[3] = __float2int_rn(2.5f);
+  uout[0] = __float2uint_rz(-1.5f);
+  uout[1] = __float2uint_rz(5e9f);
+  uout[2] = __float2uint_rz((float)(int)2479065907u);
+  uout[3] = __float2uint_rz(7.9f);
+})";
+  for (const char* level : {"-O1", "-Os", "-O2", "-O3", "-Oz"}) {
+    Launched r = run_cuda(src, Launch{}, {"out=[9,9,9,9]", "uout=[9,9,9,9]"}, level);
+    EXPECT_EQ(r.mem["out"], (Values{2147483647, INT32_MIN, 0, 2})) << level;
+    EXPECT_EQ(r.mem["uout"], (Values{0, -1, 0, 7})) << level;
+  }
 }
 
 // An atomic's d is early-clobber: the model writes the old word into d at the token

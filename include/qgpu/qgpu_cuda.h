@@ -248,9 +248,20 @@ static __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { r
 static __device__ __forceinline__ float __fdiv_rn(float a, float b) { return __nvvm_div_rn_f(a, b); }
 static __device__ __forceinline__ float __fsqrt_rn(float x) { return __nvvm_sqrt_rn_f(x); }
 
-static __device__ __forceinline__ int __float2int_rz(float x) { return __nvvm_f2i_rz(x); }
-static __device__ __forceinline__ int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
-static __device__ __forceinline__ unsigned __float2uint_rz(float x) { return __nvvm_f2ui_rz(x); }
+/* The float -> integer conversions saturate (NaN gives 0), as PTX's cvt does. They are inline
+ * PTX, not __nvvm_f2i_rz and friends: LLVM (14 to 19 at least) folds those intrinsics of a
+ * constant out of the int's range to poison, and the store of it disappears: a silent wrong
+ * answer that scripts/difftest.sh found. */
+#define QGPU_FLOAT_TO_INT(name, type, cvt, reg)                                                \
+  static __device__ __forceinline__ type name(float x) {                                      \
+    type r;                                                                                    \
+    asm("cvt." cvt ".f32 %0, %1;" : "=" reg(r) : "f"(x));                                      \
+    return r;                                                                                  \
+  }
+QGPU_FLOAT_TO_INT(__float2int_rz, int, "rzi.s32", "r")
+QGPU_FLOAT_TO_INT(__float2int_rn, int, "rni.s32", "r")
+QGPU_FLOAT_TO_INT(__float2uint_rz, unsigned, "rzi.u32", "r")
+#undef QGPU_FLOAT_TO_INT
 static __device__ __forceinline__ float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
 static __device__ __forceinline__ float __uint2float_rn(unsigned x) { return __nvvm_ui2f_rn(x); }
 static __device__ __forceinline__ int __float_as_int(float x) { return __builtin_bit_cast(int, x); }

@@ -353,9 +353,8 @@ void finish(CompiledKernel& out, const PtxModule& m, const PtxFunction& k, const
   } catch (const Error& e) {
     // A compare of 64-bit values that are not all addresses (a size_t index): again, with
     // every 64-bit value's high half (lower_wide.cpp), which only such kernels pay for.
-    if (l.env.wide || std::string_view(e.what()).find("64-bit comparisons are supported between pointers") ==
-                          std::string_view::npos)
-      throw;
+    const std::string_view what = e.what();
+    if (l.env.wide || (what.find(kNoPointerCompare) == what.npos && what.find(kNoHighHalf) == what.npos)) throw;
     LowerEnv wide = l.env;
     wide.wide = true;
     out.ir = lower_kernel(m, k, wide);

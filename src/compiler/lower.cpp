@@ -320,7 +320,12 @@ void Lowerer::inline_call(Frame& fr, const PtxInstr& in, const PtxFunction& call
   child.ret_label = child.prefix + "$ret";
   for (size_t k = 0; k < callee.params.size() && k < args.size(); ++k) {
     auto it = fr.params.find(args[k]);
-    if (it == fr.params.end()) return error(in, in.col, fmt::format("argument '{}' was never stored", args[k]));
+    if (it == fr.params.end()) {  // an argument the callee never reads: LLVM passes poison, clang 19 no store
+      IrOperand undefined = ir_vreg(temp());
+      emit(in, {.op = Op::kMov, .d = undefined, .a = ir_imm(0)});
+      child.params[callee.params[k].name] = undefined;
+      continue;
+    }
     child.params[callee.params[k].name] = it->second;
   }
   for (size_t k = 0; k < callee.returns.size(); ++k) {
@@ -352,7 +357,7 @@ void Lowerer::check_pointer_compares() {
   std::set<std::pair<int, int>> reported;  // a compare of two long longs: one error
   for (const auto& [v, src] : pointer_compares_)
     if ((!pointer_defs_.count(v) || other_defs_.count(v)) && reported.insert({src.line, src.col}).second)
-      unsupported(src, "64-bit comparisons are supported between pointers (p != NULL, p < end); this one "
+      unsupported(src, std::string(kNoPointerCompare) + " (p != NULL, p < end); this one "
                        "compares a long long or a value computed from one (a size_t or long index: use int or "
                        "unsigned, the machine's integers are 32 bits)");
 }

@@ -44,6 +44,13 @@ struct LowerEnv {
   std::set<std::string> signed_wide_params;  // long (not size_t) scalar parameters: high half = sign
 };
 
+// What a first try (env.wide false) says when the kernel needs a 64-bit value's high half
+// that only the second try tracks: compile_ptx tries again with env.wide on either.
+inline constexpr const char* kNoPointerCompare = "64-bit comparisons are supported between pointers";
+inline constexpr const char* kNoHighHalf =
+    "the high half of a 64-bit value computed in 64 bits (a long long, or a product's high half) is not "
+    "supported here";
+
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each
 // with the PTX line, a caret and the CUDA construct that likely produced it.
 IrFunction lower_kernel(const PtxModule& m, const PtxFunction& kernel, const LowerEnv& env);

@@ -10,6 +10,8 @@ namespace qgpu::lowering {
 
 void Lowerer::lower_mov(Frame& fr, const PtxInstr& in) {
   if (!operands(in, 2)) return;
+  if (in.operands[0].kind == PtxOperandKind::kList) return lower_unpack64(fr, in);
+  if (in.operands[1].kind == PtxOperandKind::kList) return unsupported(in, kNoHighHalf);  // mov.b64 x, {lo, hi}
   std::string t = last_part(in);
   if (std::string p = type_problem(t); !p.empty()) return unsupported(in, p);
   auto d = dest(fr, in, 0);
@@ -125,10 +127,41 @@ void Lowerer::lower_shr64(Frame& fr, const PtxInstr& in) {
   }
   auto hi = x->kind == K::kVReg ? high_.find(x->index) : high_.end();
   if (k.kind != PtxOperandKind::kImm || k.imm < 0 || k.imm > 63 || hi == high_.end())
-    return unsupported(in, "a 64-bit shift right is supported only by a constant, of a product "
-                           "(mul.wide) or a widened int; long long arithmetic is not supported");
+    return unsupported(in, k.kind != PtxOperandKind::kImm || k.imm < 0 || k.imm > 63
+                               ? "a 64-bit shift right is supported only by a constant; long long arithmetic is not supported"
+                               : kNoHighHalf);
   single_def_checks_.push_back({x->index, in});
   emit_sequence(in, expand_shr64(*d, *x, hi->second, k.imm, last_part(in) == "s64", fresh_));
+}
+
+// mov.b64 {lo, hi}, x: a 64-bit value's halves (clang 19 takes a product's high half so,
+// in a block of its own with a `.reg .b32 tmp` for the unused half). The high half is the
+// shadow (env.wide) or the one recorded for a product or a widened int.
+void Lowerer::lower_unpack64(Frame& fr, const PtxInstr& in) {
+  const PtxOperand& halves = in.operands[0];
+  if (halves.list.size() != 2 || !is_64(last_part(in)) || in.operands[1].kind == PtxOperandKind::kList)
+    return unsupported(in, "only mov.b64 {lo, hi}, x splits a value into registers");
+  auto x = value(fr, in, in.operands[1]);
+  if (!x) return;
+  std::optional<IrOperand> hi;
+  if (env_.wide && is_wide_reg(fr, in.operands[1])) {
+    std::vector<std::string> roots;
+    deps_ = &roots;
+    hi = high_of(fr, in.operands[1]);
+    deps_ = nullptr;
+    wide_compares_.push_back({roots, in});
+  } else if (in.operands[1].kind == PtxOperandKind::kImm) {
+    hi = ir_imm(wrap32(in.operands[1].imm >> 32));
+  } else if (auto it = x->kind == K::kVReg ? high_.find(x->index) : high_.end(); it != high_.end()) {
+    single_def_checks_.push_back({x->index, in});
+    hi = it->second;
+  }
+  if (!hi) return unsupported(in, kNoHighHalf);
+  for (size_t k = 0; k < 2; ++k) {
+    auto d = value(fr, in, {PtxOperandKind::kReg, halves.list[k], false, 0, {}, halves.col, halves.line});
+    if (!d) return;
+    emit(in, {.op = Op::kMov, .d = *d, .a = k == 0 ? *x : *hi});
+  }
 }
 
 // The high half recorded for a 64-bit register is only right if nothing else writes it.
@@ -199,6 +232,8 @@ void Lowerer::lower_ld(Frame& fr, const PtxInstr& in) {
       emit_helper(in, {.op = Op::kLd, .d = high_[d->index], .a = base, .offset = at});
       single_def_checks_.push_back({d->index, in});
       at += 4;
+    } else if (d->kind == K::kVReg && is_64(reg_type(fr, e.name).substr(std::min<size_t>(1, reg_type(fr, e.name).size())))) {
+      record_high(in, *d, *d, last_part(in) == "s32");  // ld.u32 into a 64-bit register: extended
     }
   }
 }
@@ -271,8 +306,19 @@ void Lowerer::lower_st_param(Frame& fr, const PtxInstr& in) {
   fr.params[a.name] = t;
 }
 
-void Lowerer::lower_atom(Frame& fr, const PtxInstr& in) {
-  if (!memory_type_ok(in)) return;
+void Lowerer::lower_atom(Frame& fr, const PtxInstr& in_ptx) {
+  if (!memory_type_ok(in_ptx)) return;
+  // LLVM rewrites an atomic that cannot change its word (atomicMin(p, UINT_MAX), atomicAnd(p, ~0u),
+  // atomicAdd(p, 0), one that folds so) into `atom.or p, 0`, an atomic read: an add of 0 here.
+  PtxInstr in = in_ptx;
+  const size_t value_at = in.parts[0] == "red" ? 1 : 2;
+  for (std::string& p : in.parts)
+    if ((p == "or" || p == "xor" || p == "and") && in.operands.size() == value_at + 1 &&
+        in.operands[value_at].kind == PtxOperandKind::kImm &&
+        (in.operands[value_at].imm & 0xffffffff) == (p == "and" ? 0xffffffff : 0)) {
+      p = "add";
+      in.operands[value_at].imm = 0;
+    }
   OpMapping m = atom_mapping(in);
   if (!m.problem.empty()) return unsupported(in, m.problem);
   std::optional<Op> op = m.op;

@@ -118,6 +118,7 @@ class Lowerer {
   // 64-bit values whose high half is cheap (ptx.md section 7 exceptions)
   void record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign);
   void lower_mul_wide(Frame& fr, const PtxInstr& in);
+  void lower_unpack64(Frame& fr, const PtxInstr& in);
   void lower_shr64(Frame& fr, const PtxInstr& in);
   void check_single_defs();
   // memory

@@ -16,19 +16,19 @@ IrOperand Lowerer::extended(Frame&, const PtxInstr& in, IrOperand v, int bytes, 
   return out;
 }
 
-// add sub mul.lo and or xor not shl neg selp mov on 16-bit registers are the 32-bit ops:
+// add sub mul.lo mad.lo and or xor not shl neg selp mov on 16-bit registers are the 32-bit ops:
 // the low 16 bits of their results depend only on those of their operands. A compare, a
 // right shift, div, rem, min, max, abs and mul.wide read more: their operands are extended
 // (by the instruction's signedness) first.
 void Lowerer::lower_16(Frame& fr, const PtxInstr& in, int depth) {
   const std::string& base = in.parts.at(0);
   const std::string t = last_part(in);
-  static const std::set<std::string> same = {"add", "sub", "and", "or", "xor", "not", "shl", "neg", "selp", "mov", "mul"};
+  static const std::set<std::string> same = {"add", "sub", "and", "or", "xor", "not", "shl", "neg", "selp", "mov", "mul", "mad"};
   static const std::set<std::string> extend = {"setp", "shr", "div", "rem", "min", "max", "abs", "mul"};
   const bool wide = has_part(in, "wide"), hi = has_part(in, "hi");
   if (!same.count(base) && !extend.count(base)) return unsupported(in, type_problem(t));
-  if (hi || (base == "mul" && !wide && !has_part(in, "lo")))
-    return unsupported(in, "a 16-bit mul.hi is not supported");
+  if (hi || ((base == "mul" || base == "mad") && !wide && !has_part(in, "lo")))
+    return unsupported(in, "a 16-bit mul.hi or mad.hi is not supported");
   PtxInstr w = in;
   std::erase(w.parts, std::string("wide"));
   if (wide) w.parts.insert(w.parts.begin() + 1, "lo");

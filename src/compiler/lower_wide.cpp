@@ -67,6 +67,16 @@ bool Lowerer::lower_wide(Frame& fr, const PtxInstr& in) {
 // mov, cvta (an address space: a copy), cvt from a narrower integer (zero or sign) or 64 bits.
 Lowerer::WideResult Lowerer::wide_copy(Frame& fr, const PtxInstr& in, Wide& w) {
   if (in.operands.size() != 2) return WideResult::kUnknown;
+  if (in.operands[1].kind == PtxOperandKind::kList) {  // mov.b64 x, {lo, hi}
+    const PtxOperand& halves = in.operands[1];
+    if (halves.list.size() != 2) return WideResult::kUnknown;
+    for (size_t k = 0; k < 2; ++k) {
+      auto h = value(fr, in, {PtxOperandKind::kReg, halves.list[k], false, 0, {}, halves.col, halves.line});
+      if (!h) return WideResult::kError;
+      emit_helper(in, {.op = Op::kMov, .d = k == 0 ? w.lo : w.hi, .a = *h});
+    }
+    return WideResult::kDone;
+  }
   for (const char* rounding : {"rn", "rz", "rzi", "rni", "rmi", "rpi"})
     if (has_part(in, rounding)) return WideResult::kUnknown;
   const std::string from = in.parts.back();
@@ -89,7 +99,10 @@ Lowerer::WideResult Lowerer::wide_copy(Frame& fr, const PtxInstr& in, Wide& w) {
 // ld.param of a pointer (its array's address) or of a long or size_t (its word, extended as
 // its type says); a 64-bit load (two words).
 Lowerer::WideResult Lowerer::wide_load(Frame& fr, const PtxInstr& in, Wide& w) {
-  if (in.operands.size() != 2 || !is_64(last_part(in)) || has_part(in, "v2") || has_part(in, "v4"))
+  const std::string t = last_part(in);
+  const bool word = t == "u32" || t == "s32" || t == "b32";  // a word into a 64-bit register: extended
+  if (in.operands.size() != 2 || !(is_64(t) || (word && !has_part(in, "param"))) || has_part(in, "v2") ||
+      has_part(in, "v4"))
     return WideResult::kUnknown;
   const PtxOperand& a = in.operands[1];
   if (has_part(in, "param")) {
@@ -108,7 +121,9 @@ Lowerer::WideResult Lowerer::wide_load(Frame& fr, const PtxInstr& in, Wide& w) {
   int64_t off = 0;
   if (!address(fr, in, a, base, off)) return WideResult::kError;
   emit_helper(in, {.op = Op::kLd, .d = w.lo, .a = base, .offset = off});
-  emit_helper(in, {.op = Op::kLd, .d = w.hi, .a = base, .offset = off + 4});
+  if (word && t == "s32") emit_helper(in, {.op = Op::kShrS, .d = w.hi, .a = w.lo, .b = ir_imm(31)});
+  else if (word) emit_helper(in, {.op = Op::kMov, .d = w.hi, .a = ir_imm(0)});
+  else emit_helper(in, {.op = Op::kLd, .d = w.hi, .a = base, .offset = off + 4});
   return WideResult::kDone;
 }
 
