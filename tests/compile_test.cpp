@@ -413,6 +413,21 @@ TEST(CompileCuda, FloatToIntOfConstantsSaturates) {
   }
 }
 
+// __mulhi(INT_MIN, -1) is 0: written as a 64-bit product, LLVM 14 and 15 emitted
+// mul.wide.s32 x, -2147483648 for it, -1 at x = -1 (kernels/difftest_5114.cu).
+TEST(CompileCuda, MulHiOfIntMinIsExact) {
+  constexpr std::string_view src = R"(extern "C" __global__ void k(const int *a, int *out) {
+  int v = blockIdx.y | 1, w = -2;
+  out[0] = __mulhi((int)2147483648u, __mulhi(v, w));
+  out[1] = __mulhi(a[0], a[1]);
+  out[2] = (int)__umulhi(0xffffffffu, (unsigned)__mulhi(v, w));
+})";
+  for (const char* level : {"-O1", "-Os", "-O2", "-O3", "-Oz"}) {
+    Launched r = run_cuda(src, Launch{}, {"a=[-2147483648,-1]", "out=[9,9,9]"}, level);
+    EXPECT_EQ(r.mem["out"], (Values{0, 0, -2})) << level;
+  }
+}
+
 // An atomic's d is early-clobber: the model writes the old word into d at the token
 // whose registers still give the lane's address and operand b (docs/design.md §3). The
 // operand and the base die at the atomic, so without the constraint d would take one of

@@ -206,9 +206,19 @@ static __device__ __forceinline__ int __ffs(int x) { return __builtin_ffs(x); }
 static __device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   return __nvvm_prmt(x, y, s);
 }
-static __device__ __forceinline__ int __mulhi(int a, int b) { return (int)(((long long)a * b) >> 32); }
+/* The high word of a 32 x 32-bit product is PTX's mul.hi, as inline PTX: written as a 64-bit
+ * product, LLVM 14 and 15 rewrote __mulhi(INT_MIN, x) into mul.wide.s32 x, -2147483648 (their
+ * NVPTX mul.wide combine of sext(shl nsw x, 31), fixed upstream in 2026), which is wrong for
+ * x = -1: a silent wrong answer scripts/difftest.sh found (kernels/difftest_5114.cu). */
+static __device__ __forceinline__ int __mulhi(int a, int b) {
+  int r;
+  asm("mul.hi.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
 static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
-  return (unsigned)(((unsigned long long)a * b) >> 32);
+  unsigned r;
+  asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
 }
 
 /* Floats (IEEE binary32, round to nearest even, subnormals kept: docs/isa.md). The libm

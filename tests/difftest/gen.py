@@ -336,6 +336,8 @@ class Warp(Stmt):
         w = "" if self.width == 4 else f", {self.width}"
         if self.kind == "syncwarp":
             return f"{ind}__syncwarp();"
+        if self.kind in ("count", "and", "or"):  # a block barrier that counts
+            return f"{ind}{self.var} += (unsigned)__syncthreads_{self.kind}({self.e.code()});"
         if self.kind in ("ballot", "any", "all"):
             call = f"__{self.kind}_sync({FULL}, {self.e.code()})"
             return f"{ind}{self.var} += (unsigned){call};" if self.var[0] != "f" else f"{ind}{self.var} += (float){call};"
@@ -424,7 +426,8 @@ class Function:
         return "\n".join(lines)
 
 
-CTYPE = {"u": "unsigned", "i": "int", "f": "float"}
+CTYPE = {"u": "unsigned", "i": "int", "f": "float", "s": "short", "b": "unsigned char"}
+SMALL = {"s": ("short", ["+", "-", "*", "&", "|", "^"]), "b": ("unsigned char", ["+", "-", "*", "&", "|", "^"])}
 
 
 @dataclass
@@ -526,7 +529,7 @@ class Kernel:
     def memory_words(self, case: Case) -> int:
         copies = 4 // -(-self.threads // 4)
         shared = self.threads * (sum(a in self.features for a in ("sh", "shf")) + ("dynamic" in self.features))
-        shared += ("sh_one" in self.features) + ("sh_acc" in self.features)
+        shared += ("sh_one" in self.features) + ("sh_acc" in self.features) + ("blockvote" in self.features)
         arrays = 0
         for name, _ in self.params():
             v = case.args[name]
@@ -593,6 +596,9 @@ class Gen:
         vars_ = [n for n, vt, vu in scope if vt == t and (vu or not uniform)]
         if vars_:
             options += [(6, lambda: Name(t, uniform, r.choice(vars_)))]
+        small = [(n, vt) for n, vt, vu in scope if vt in SMALL and (vu or not uniform)]
+        if small and t in "ui":
+            options += [(2, lambda: Op(t, uniform, f"({CTYPE[t]})" + "{0}", [Name(*(lambda v: (v[1], uniform, v[0]))(r.choice(small)))]))]
         total = sum(w for w, _ in options)
         x = r.random() * total
         for w, f in options:
@@ -603,6 +609,18 @@ class Gen:
 
     def expr(self, t: str, uniform: bool, scope, depth: int) -> Expr:
         r = self.r
+        if t in SMALL:  # short / unsigned char: C's int arithmetic, converted back (modular)
+            ctype, ops = SMALL[t]
+            vars_ = [n for n, vt, vu in scope if vt == t and (vu or not uniform)]
+            if depth <= 0 or r.random() < 0.3:
+                if vars_ and r.random() < 0.6:
+                    return Name(t, uniform, r.choice(vars_))
+                return Op(t, uniform, f"({ctype})" + "({0})", [self.expr(r.choice("ui"), uniform, scope, 1)])
+            if r.random() < 0.2:
+                return Op(t, uniform, f"({ctype})" + "({0} >> ({1} & 7u))", [self.expr(t, uniform, scope, depth - 1),
+                                                                            self.expr("u", uniform, scope, 0)])
+            return Op(t, uniform, f"({ctype})" + "({0} " + r.choice(ops) + " {1})",
+                      [self.expr(t, uniform, scope, depth - 1), self.expr(t, uniform, scope, depth - 1)])
         if depth <= 0 or r.random() < 0.25:
             return self.leaf(t, uniform, scope)
         d = depth - 1
@@ -674,9 +692,13 @@ class Gen:
             if not self.returned and self.kernel.threads % 4 == 0 and self.kernel.features & {"shfl", "vote"}:
                 kinds.append(("warp", 3))
             kinds.append(("barrier", 0.3))
+            if not self.returned:
+                kinds.append(("blockvote", 0.4))
         if not self.in_function:
             if "acc" in self.kernel.features or "mine" in self.kernel.features:
                 kinds.append(("atomic", 1.5))
+            if "mine" in self.kernel.features:
+                kinds.append(("private", 1))
             if "local" in self.kernel.features:
                 kinds.append(("local", 0.7))
             if self.kernel.features & {"bytes", "shorts"}:
@@ -735,6 +757,19 @@ class Gen:
             fill_scope = scope + [("li_", "u", False)]
             return LocalArray(self.fresh("la"), r.randint(2, 3), self.expr("u", False, fill_scope, 2),
                               target[0], self.expr("u", False, scope, 2))
+        if kind == "private":
+            target = self.assign_target(scope, "u")
+            if target is None:
+                return None
+            if r.random() < 0.5:
+                return Assign("mine[gid]", r.choice(["=", "+=", "^="]), self.expr("u", False, scope, 2))
+            return Assign(target[0], r.choice(["+=", "^="]), Name("u", False, "mine[gid]"))
+        if kind == "blockvote":
+            target = self.assign_target(scope, "u")
+            if target is None:
+                return None
+            self.kernel.features.add("blockvote")
+            return Warp(r.choice(["count", "and", "or"]), target[0], self.condition(False, scope))
         if kind == "store":
             kinds = [a for a in ("bytes", "shorts") if a in self.kernel.features]
             which = r.choice(kinds)
@@ -868,6 +903,11 @@ class Gen:
             name = f"v{j}"
             k.locals.append((name, t, self.expr(t, False, scope, 2)))
             scope.append((name, t, False))
+        for j in range(r.choice([0, 0, 1, 2])):
+            t = r.choice("sb")
+            name = f"{'h' if t == 's' else 'c'}{j}"
+            k.locals.append((name, t, self.expr(t, False, scope, 2)))
+            scope.append((name, t, False))
         for j in range(n_f):
             name = f"f{j}"
             k.locals.append((name, "f", self.expr("f", False, scope, 2)))
@@ -884,9 +924,11 @@ class Gen:
                           "dynamic": "dsh"}[s.kind] + ("f" if s.ftype else ""))
                 if s.kind == "dynamic":
                     used.add("dynamic")
+            elif isinstance(s, Warp) and s.kind in ("count", "and", "or"):
+                used.add("blockvote")
             elif isinstance(s, Warp):
                 used.add("vote" if s.kind in ("ballot", "any", "all") else "shfl")
-        k.features = (features - {"sh", "shf", "sh_one", "sh_acc", "dsh", "dshf", "dynamic", "shfl", "vote"}) | used
+        k.features = (k.features - {"sh", "shf", "sh_one", "sh_acc", "dsh", "dshf", "dynamic", "shfl", "vote", "blockvote"}) | used
         # cases
         for _ in range(r.choice([1, 1, 2])):
             k.cases.append(self.case(k))
