@@ -256,6 +256,17 @@ const OpCase kOpCases[] = {
      -1073741824, {37, 37, 37, 37}},
     {"mad.lo.s16", "    cvt.u16.u32 %rs1, %r1;\n    cvt.u16.u32 %rs2, %r2;\n    mad.lo.s16 %rs3, %rs1, %rs2, 86;\n"
                    "    cvt.s32.s16 %r10, %rs3;", 30000, {86, 30086, -5450, 24550}},
+    {"mov.b32 %r10, {", "    cvt.u16.u32 %rs1, %r1;\n    cvt.u16.u32 %rs2, %r2;\n    mov.b32 %r10, {%rs2, %rs1};",
+     0x12345678, {0x56780000, 0x56780001, 0x56780002, 0x56780003}},
+    {"mov.b32 {%rs1", "    mov.b32 {%rs1, %rs2}, %r1;\n    cvt.u32.u16 %r3, %rs1;\n    cvt.u32.u16 %r4, %rs2;\n"
+                      "    mad.lo.s32 %r10, %r3, %r2, %r4;", 0x00030010, {3, 19, 35, 51}},
+    {"mul.hi.u16", "    cvt.u16.u32 %rs1, %r1;\n    mul.hi.u16 %rs2, %rs1, 2115;\n    cvt.u32.u16 %r10, %rs2;", 60000,
+     {1936, 1936, 1936, 1936}},
+    {"mul.hi.s16", "    cvt.u16.u32 %rs1, %r1;\n    mul.hi.s16 %rs2, %rs1, -3000;\n    cvt.s32.s16 %r10, %rs2;", -20000,
+     {915, 915, 915, 915}},
+    {"ld.param.u16 %rs1, [k_param_1+2]", "    ld.param.u16 %rs1, [k_param_1+2];\n    cvt.s32.s16 %r10, %rs1;",
+     -1412623820, {-21555, -21555, -21555, -21555}},
+    {"ld.param.s8 %r10, [k_param_1+3]", "    ld.param.s8 %r10, [k_param_1+3];", -2130739456, {-128, -128, -128, -128}},
     {"atom.global.or.b32", "    atom.global.or.b32 %r10, [%rd2+16], 0;", 0, {50, 50, 50, 50}},
     {"atom.global.and.b32", "    atom.global.and.b32 %r10, [%rd2+20], -1;", 0, {60, 60, 60, 60}},
     // sum of 0..tid, top-tested loop with a bra.uni back edge (clang -Oz's shape)

@@ -10,6 +10,9 @@ namespace qgpu::lowering {
 
 void Lowerer::lower_mov(Frame& fr, const PtxInstr& in) {
   if (!operands(in, 2)) return;
+  const bool halves32 = last_part(in) == "b32" || last_part(in) == "u32" || last_part(in) == "s32";
+  if ((in.operands[0].kind == PtxOperandKind::kList || in.operands[1].kind == PtxOperandKind::kList) && halves32)
+    return lower_halves16(fr, in);
   if (in.operands[0].kind == PtxOperandKind::kList) return lower_unpack64(fr, in);
   if (in.operands[1].kind == PtxOperandKind::kList) return unsupported(in, kNoHighHalf);  // mov.b64 x, {lo, hi}
   std::string t = last_part(in);
@@ -164,6 +167,30 @@ void Lowerer::lower_unpack64(Frame& fr, const PtxInstr& in) {
   }
 }
 
+// mov.b32 {lo, hi}, x and mov.b32 x, {lo, hi}: a word's 16-bit halves (clang 19 packs two
+// shorts so). A 16-bit register's value is its low half (lower_16), so lo = x, hi = x >> 16,
+// and x = (lo & 0xffff) | (hi << 16).
+void Lowerer::lower_halves16(Frame& fr, const PtxInstr& in) {
+  const bool split = in.operands[0].kind == PtxOperandKind::kList;
+  const PtxOperand& halves = in.operands[split ? 0 : 1];
+  if (halves.list.size() != 2 || in.operands[split ? 1 : 0].kind == PtxOperandKind::kList)
+    return unsupported(in, "only mov.b32 {lo, hi}, x and mov.b32 x, {lo, hi} split or join a word's halves");
+  auto half = [&](size_t k) {
+    return value(fr, in, {PtxOperandKind::kReg, halves.list[k], false, 0, {}, halves.col, halves.line});
+  };
+  auto x = value(fr, in, in.operands[split ? 1 : 0]);
+  auto lo = half(0), hi = half(1);
+  if (!x || !lo || !hi) return;
+  if (split) {
+    emit(in, {.op = Op::kMov, .d = *lo, .a = *x});
+    return emit(in, {.op = Op::kShrU, .d = *hi, .a = *x, .b = ir_imm(16)});
+  }
+  IrOperand low = fresh_(), high = fresh_();
+  emit_helper(in, {.op = Op::kAnd, .d = low, .a = *lo, .b = ir_imm(0xffff)});
+  emit_helper(in, {.op = Op::kShl, .d = high, .a = *hi, .b = ir_imm(16)});
+  emit(in, {.op = Op::kOr, .d = *x, .a = low, .b = high});
+}
+
 // The high half recorded for a 64-bit register is only right if nothing else writes it.
 void Lowerer::check_single_defs() {
   for (const auto& [v, src] : single_def_checks_) {
@@ -250,6 +277,14 @@ void Lowerer::lower_ld_param(Frame& fr, const PtxInstr& in) {
   std::optional<IrOperand> from;
   if (auto it = fr.params.find(a.name); it != fr.params.end() && a.imm == 0) from = it->second;
   auto it = env_.param_value.find(a.name);
+  // A char or short inside a scalar's word (clang loads (short)(p >> 16) as ld.param.u16 [p+2]).
+  if (!from && small && a.imm > 0 && a.imm + small <= 4 && it != env_.param_value.end() &&
+      env_.scalar_params.count(a.name)) {
+    IrOperand word = fresh_(), part = fresh_();
+    emit_helper(in, {.op = Op::kLd, .d = word, .offset = it->second});
+    emit_helper(in, {.op = Op::kShrU, .d = part, .a = word, .b = ir_imm(8 * a.imm)});
+    return emit(in, {.op = Op::kMov, .d = *d, .a = extended(fr, in, part, small, t[0] == 's')});
+  }
   if (!from && (it == env_.param_value.end() || a.imm != 0))
     return unsupported(in, "parameters passed by value as structs are not supported");
   if (!from && !env_.scalar_params.count(a.name)) return emit(in, {.op = Op::kMov, .d = *d, .a = ir_imm(wrap32(it->second))});

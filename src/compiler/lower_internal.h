@@ -101,6 +101,7 @@ class Lowerer {
   // extended where the result depends on the bits above 16; loads and stores of bytes and
   // halves inside a word (the machine's memory is words).
   void lower_16(Frame& fr, const PtxInstr& in, int depth);
+  void lower_mul_hi16(Frame& fr, const PtxInstr& in);
   IrOperand extended(Frame& fr, const PtxInstr& in, IrOperand v, int bytes, bool sign);
   struct SubWord {
     IrOperand word;      // the word's byte address: a register, or none with `offset` alone
@@ -119,6 +120,7 @@ class Lowerer {
   void record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign);
   void lower_mul_wide(Frame& fr, const PtxInstr& in);
   void lower_unpack64(Frame& fr, const PtxInstr& in);
+  void lower_halves16(Frame& fr, const PtxInstr& in);
   void lower_shr64(Frame& fr, const PtxInstr& in);
   void check_single_defs();
   // memory

@@ -27,8 +27,9 @@ void Lowerer::lower_16(Frame& fr, const PtxInstr& in, int depth) {
   static const std::set<std::string> extend = {"setp", "shr", "div", "rem", "min", "max", "abs", "mul"};
   const bool wide = has_part(in, "wide"), hi = has_part(in, "hi");
   if (!same.count(base) && !extend.count(base)) return unsupported(in, type_problem(t));
+  if (hi && base == "mul" && in.operands.size() == 3) return lower_mul_hi16(fr, in);
   if (hi || ((base == "mul" || base == "mad") && !wide && !has_part(in, "lo")))
-    return unsupported(in, "a 16-bit mul.hi or mad.hi is not supported");
+    return unsupported(in, "a 16-bit mad.hi is not supported");
   PtxInstr w = in;
   std::erase(w.parts, std::string("wide"));
   if (wide) w.parts.insert(w.parts.begin() + 1, "lo");
@@ -51,6 +52,18 @@ void Lowerer::lower_16(Frame& fr, const PtxInstr& in, int depth) {
     }
   }
   lower_instr(fr, w, depth);
+}
+
+// mul.hi.{u16,s16} (clang divides a char or short by a constant so): the operands extended,
+// their 32-bit product (exact: at most 2^32 - 2^17 + 1 unsigned, 2^30 signed), shifted down.
+void Lowerer::lower_mul_hi16(Frame& fr, const PtxInstr& in) {
+  const bool sign = last_part(in)[0] == 's';
+  auto d = dest(fr, in, 0);
+  auto a = value(fr, in, in.operands[1]), b = value(fr, in, in.operands[2]);
+  if (!d || !a || !b) return;
+  const IrOperand ea = extended(fr, in, *a, 2, sign), eb = extended(fr, in, *b, 2, sign), p = fresh_();
+  emit_helper(in, {.op = Op::kMulLo, .d = p, .a = ea, .b = eb});
+  emit(in, {.op = sign ? Op::kShrS : Op::kShrU, .d = *d, .a = p, .b = ir_imm(16)});
 }
 
 // The word that holds a char or short at byte address base + off, and where in it.

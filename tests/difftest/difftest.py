@@ -290,7 +290,160 @@ def clang_label(c: str | None) -> str:
     return Path(c).name if c else "clang"
 
 
-def main() -> int:
+def pick_clangs(which: str) -> list[str | None]:
+    """The default clang (the one qgpu picks, clang_driver.cpp: $CLANG, else the newest of
+    these), then the others asked for: 'all' is every clang-N on PATH."""
+    default = os.environ.get("CLANG") or next(
+        (c for c in ("clang-19", "clang-16", "clang-15", "clang-14", "clang") if shutil.which(c)), None)
+    clangs: list[str | None] = [default]
+    if which == "all":
+        found = sorted({p.name for d in os.environ.get("PATH", "").split(":") if d and Path(d).is_dir()
+                        for p in Path(d).glob("clang-[0-9]*") if re.fullmatch(r"clang-\d+", p.name)},
+                       key=lambda n: int(n.split("-")[1]))
+        clangs += [c for c in found if c != default]
+    elif which:
+        clangs += which.split()
+    return clangs
+
+
+class Tally:
+    """What a run found: counts, refusals by kind (with a first example), wrong answers, and
+    crashes, hangs and model failures."""
+    def __init__(self):
+        self.stats = collections.Counter()
+        self.refusals = collections.Counter()
+        self.examples: dict[str, str] = {}
+        self.wrong: list[dict] = []
+        self.bugs: list[dict] = []
+
+    def bug(self, k, ci, lv, cl, kind, message):
+        self.bugs.append({"kernel": k.name, "seed": k.seed, "case": ci, "level": lv, "clang": clang_label(cl),
+                          "kind": kind, "message": message[:500]})
+
+
+def run_interp(pool, opts, kernels, paths, cfgs, work, t: Tally) -> dict:
+    """Every kernel's cases: the reference (batches of BATCH kernels) and qgpu's interpreter
+    at each configuration, compared. Returns the reference's outputs by (kernel, case)."""
+    batches = [kernels[i:i + BATCH] for i in range(0, len(kernels), BATCH)]
+    ref_futs = [pool.submit(run_reference, b, work, str(i)) for i, b in enumerate(batches)]
+    q_futs = {(ki, ci, lv, cl): pool.submit(run_qgpu, opts.qgpu, paths[k.name], k, c, lv, cl)
+              for ki, k in enumerate(kernels) for ci, c in enumerate(k.cases) for lv, cl in cfgs}
+    reference = {}
+    for f in ref_futs:
+        reference.update(f.result())
+    for (ki, ci, lv, cl), f in q_futs.items():
+        k = kernels[ki]
+        res, ref = f.result(), reference.get((k.name, ci), "missing")
+        where = f"{k.name} case {ci} -O{lv} {clang_label(cl)}"
+        if isinstance(ref, str):
+            t.stats["reference rejects (not counted)"] += 1
+            if not opts.quiet and t.stats["reference rejects (not counted)"] <= 5:
+                print(f"difftest: {where}: {ref}", file=sys.stderr)
+            continue
+        t.stats["kernel-levels"] += 1
+        if res.kind == "ok" and res.outputs == ref:
+            t.stats["pass"] += 1
+            if lv == "s" and cl == cfgs[0][1] and ci == 0:
+                k.tokens = res.tokens
+        elif res.kind == "ok":
+            t.stats["WRONG"] += 1
+            t.wrong.append({"kernel": k.name, "seed": k.seed, "case": ci, "level": lv, "clang": clang_label(cl),
+                            "diff": describe_diff(ref, res.outputs)})
+            print(f"difftest: WRONG {where}: {t.wrong[-1]['diff']}", file=sys.stderr)
+        elif res.kind == "refused":
+            t.stats["refused"] += 1
+            t.refusals[refusal_class(res.message)] += 1
+            t.examples.setdefault(refusal_class(res.message), f"{where}: {res.message[:400]}")
+        else:
+            t.stats[res.kind.upper()] += 1
+            t.bug(k, ci, lv, cl, res.kind, res.message)
+            print(f"difftest: {res.kind.upper()} {where}: {res.message[:300]}", file=sys.stderr)
+    return reference
+
+
+def run_model(pool, opts, kernels, paths, clang, t: Tally) -> int:
+    """opts.model kernels inside the model: the first that passed at -Os and are short, more
+    while some are refused (inside the model, float ops are integer sequences: a float kernel
+    that fits the interpreter may pass the ROM there). The interpreter's outputs equal the
+    reference's (they passed), and --check compares the model's whole state with the
+    interpreter's at every token. Returns the kernels that ran."""
+    wrong = {w["kernel"] for w in t.wrong}
+    eligible = [k for k in kernels if getattr(k, "tokens", 0) and k.name not in wrong
+                and k.tokens * len(k.cases) <= MODEL_TOKEN_LIMIT]
+    ran, at = 0, 0
+    while ran < opts.model and at < len(eligible):
+        wave = eligible[at:at + opts.model - ran]
+        at += len(wave)
+        futs = {(ki, ci): pool.submit(run_qgpu, opts.qgpu, paths[k.name], k, c, "s", clang, "model", 900)
+                for ki, k in enumerate(wave) for ci, c in enumerate(k.cases)}
+        refused = set()
+        for (ki, ci), f in futs.items():
+            k, res = wave[ki], f.result()
+            if res.kind == "refused":
+                refused.add(ki)
+                t.stats["model refused"] += 1
+                t.refusals["inside the model: " + refusal_class(res.message)] += 1
+                continue
+            t.stats["model launches"] += 1
+            if res.kind == "ok":
+                t.stats["model pass"] += 1
+                t.stats["model tokens"] += res.tokens
+            else:
+                t.stats["MODEL WRONG"] += 1
+                t.bug(k, ci, "s", clang, "model " + res.kind, res.message)
+                print(f"difftest: MODEL {res.kind} {k.name} case {ci} in the model (bf16, --check): "
+                      f"{res.message[:300]}", file=sys.stderr)
+        ran += len(wave) - len(refused)
+    return ran
+
+
+def reduce_wrong(opts, kernels, clangs, levels, work, t: Tally) -> list[dict]:
+    """Each wrong kernel (its first wrong case), reduced; saved into the corpus with --save."""
+    import reduce as red
+    out, seen = [], set()
+    for w in t.wrong:
+        if w["kernel"] in seen:
+            continue
+        seen.add(w["kernel"])
+        k = next(k for k in kernels if k.name == w["kernel"])
+        cl = next(c for c in clangs if clang_label(c) == w["clang"])
+        r = red.reduce(k, w["case"], w["level"], cl, opts.qgpu, work, levels)
+        out.append(r)
+        print(f"difftest: reduced {w['kernel']} from {r['lines_before']} to {r['lines_after']} lines "
+              f"({r['tests']} tests, {r['seconds']:.0f} s)", file=sys.stderr)
+        if opts.save:
+            print(f"difftest: saved {red.save(r, Path(opts.save))}", file=sys.stderr)
+    return out
+
+
+def summarise(opts, kernels, clangs, cfgs, t: Tally, model_kernels: int, reduced, seconds: float) -> None:
+    st = t.stats
+    summary = {
+        "seed": opts.seed, "count": opts.count, "levels": opts.levels.split(),
+        "clangs": [clang_label(c) for c in clangs], "configs": len(cfgs), "kernels": len(kernels),
+        "cases": sum(len(k.cases) for k in kernels), "stats": dict(st),
+        "refusals": dict(t.refusals.most_common()), "refusal_examples": t.examples,
+        "wrong": t.wrong, "bugs": t.bugs, "model_kernels": model_kernels, "seconds": round(seconds, 1),
+        "reduced": [{x: r[x] for x in ("kernel", "lines_before", "lines_after", "tests")} for r in reduced],
+    }
+    if opts.report:
+        Path(opts.report).write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"difftest: seeds {opts.seed}..{opts.seed + opts.count - 1}: {len(kernels)} kernels, "
+          f"{summary['cases']} cases, {len(cfgs)} configurations "
+          f"({', '.join(f'-O{l} {clang_label(c)}' for l, c in cfgs)})")
+    print(f"difftest: {st['kernel-levels']} kernel-case-levels: {st['pass']} pass, {st['WRONG']} WRONG, "
+          f"{st['refused']} refused, {st['CRASH']} crash, {st['HANG']} hang; "
+          f"{st['reference rejects (not counted)']} not run (the reference rejects the program)")
+    if opts.model:
+        print(f"difftest: inside the model: {st['model launches']} launches of {model_kernels} kernels, "
+              f"{st['model pass']} pass, {st['MODEL WRONG']} wrong or failed, {st['model tokens']} tokens; "
+              f"{st['model refused']} refused (too big once float ops are integer sequences)")
+    for cls, n in t.refusals.most_common(8):
+        print(f"difftest:   refused {n}x: {cls}")
+    print(f"difftest: {seconds:.0f} s")
+
+
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--qgpu", required=True)
     ap.add_argument("--count", type=int, default=100)
@@ -307,20 +460,12 @@ def main() -> int:
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--expect-wrong", action="store_true",
                     help="succeed only if some answer is wrong (the test that a reverted fix is found)")
-    opts = ap.parse_args()
+    return ap.parse_args()
 
-    # The default clang is the one qgpu picks (clang_driver.cpp: $CLANG, else the newest of these).
-    on_path = lambda name: shutil.which(name) is not None
-    default = os.environ.get("CLANG") or next((c for c in ("clang-19", "clang-16", "clang-15", "clang-14", "clang")
-                                               if on_path(c)), None)
-    clangs: list[str | None] = [default]
-    if opts.clangs == "all":
-        found = sorted({p.name for d in os.environ.get("PATH", "").split(":") if d and Path(d).is_dir()
-                        for p in Path(d).glob("clang-[0-9]*") if re.fullmatch(r"clang-\d+", p.name)},
-                       key=lambda n: int(n.split("-")[1]))
-        clangs += [c for c in found if c != default]
-    elif opts.clangs:
-        clangs += opts.clangs.split()
+
+def main() -> int:
+    opts = parse_args()
+    clangs = pick_clangs(opts.clangs)
     levels = opts.levels.split()
     cfgs = configs(levels, clangs)
     own_work = opts.work is None
@@ -332,132 +477,24 @@ def main() -> int:
         os._exit(128 + signum)
     signal.signal(signal.SIGTERM, killed)
     signal.signal(signal.SIGINT, killed)
-    work.mkdir(parents=True, exist_ok=True)
-    kdir = work / "kernels"
-    kdir.mkdir(exist_ok=True)
-    t0 = time.time()
-    stats = collections.Counter()
-    refusals = collections.Counter()
-    examples: dict[str, str] = {}  # a refusal class's first kernel and message
-    wrong: list[dict] = []
-    bugs: list[dict] = []
-    model_done = []
+    t0, t = time.time(), Tally()
     try:
+        (work / "kernels").mkdir(parents=True, exist_ok=True)
         kernels = [gen.generate(opts.seed + i) for i in range(opts.count)]
-        paths = {}
+        paths = {k.name: work / "kernels" / f"{k.name}.cu" for k in kernels}
         for k in kernels:
-            paths[k.name] = kdir / f"{k.name}.cu"
             paths[k.name].write_text(k.code())
-        batches = [kernels[i:i + BATCH] for i in range(0, len(kernels), BATCH)]
         with cf.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-            ref_futs = [pool.submit(run_reference, b, work, str(i)) for i, b in enumerate(batches)]
-            q_futs = {}
-            for k in kernels:
-                for ci, c in enumerate(k.cases):
-                    for lv, cl in cfgs:
-                        q_futs[(k.name, ci, lv, cl)] = pool.submit(run_qgpu, opts.qgpu, paths[k.name], k, c, lv, cl)
-            reference = {}
-            for f in ref_futs:
-                reference.update(f.result())
-            by_name = {k.name: k for k in kernels}
-            for (name, ci, lv, cl), f in q_futs.items():
-                res = f.result()
-                ref = reference.get((name, ci), "missing")
-                k = by_name[name]
-                where = f"{name} case {ci} -O{lv} {clang_label(cl)}"
-                if isinstance(ref, str):
-                    stats["reference rejects (not counted)"] += 1
-                    if not opts.quiet and stats["reference rejects (not counted)"] <= 5:
-                        print(f"difftest: {where}: {ref}", file=sys.stderr)
-                    continue
-                stats["kernel-levels"] += 1
-                if res.kind == "ok":
-                    if res.outputs == ref:
-                        stats["pass"] += 1
-                        if lv == "s" and cl == clangs[0] and ci == 0:
-                            k.tokens = res.tokens
-                    else:
-                        stats["WRONG"] += 1
-                        wrong.append({"kernel": name, "seed": k.seed, "case": ci, "level": lv,
-                                      "clang": clang_label(cl), "diff": describe_diff(ref, res.outputs)})
-                        print(f"difftest: WRONG {where}: {wrong[-1]['diff']}", file=sys.stderr)
-                elif res.kind == "refused":
-                    stats["refused"] += 1
-                    refusals[refusal_class(res.message)] += 1
-                    examples.setdefault(refusal_class(res.message), f"{where}: {res.message[:400]}")
-                else:
-                    stats[res.kind.upper()] += 1
-                    bugs.append({"kernel": name, "seed": k.seed, "case": ci, "level": lv,
-                                 "clang": clang_label(cl), "kind": res.kind, "message": res.message[:500]})
-                    print(f"difftest: {res.kind.upper()} {where}: {res.message[:300]}", file=sys.stderr)
-            # inside the model: the shortest kernels that pass at -Os
-            if opts.model:
-                wrong_names = {w["kernel"] for w in wrong}
-                pool_k = [k for k in kernels if getattr(k, "tokens", 0) and k.name not in wrong_names
-                          and k.tokens * len(k.cases) <= MODEL_TOKEN_LIMIT]
-                pool_k = pool_k[:opts.model]
-                m_futs = {(k.name, ci): pool.submit(run_qgpu, opts.qgpu, paths[k.name], k, c, "s", clangs[0], "model", 900)
-                          for k in pool_k for ci, c in enumerate(k.cases)}
-                for (name, ci), f in m_futs.items():
-                    res = f.result()
-                    ref = reference[(name, ci)]
-                    where = f"{name} case {ci} in the model (bf16, --check)"
-                    stats["model launches"] += 1
-                    # The interpreter's outputs equal the reference's (the kernel passed at -Os), and
-                    # --check compares the model's whole state with the interpreter's at every token.
-                    if res.kind == "ok":
-                        stats["model pass"] += 1
-                        stats["model tokens"] += res.tokens
-                    else:
-                        stats["MODEL WRONG"] += 1
-                        msg = res.message[:300]
-                        bugs.append({"kernel": name, "seed": by_name[name].seed, "case": ci, "level": "s",
-                                     "clang": clang_label(clangs[0]), "kind": "model " + res.kind, "message": msg})
-                        print(f"difftest: MODEL {res.kind} {where}: {msg}", file=sys.stderr)
-                model_done = sorted({n for n, _ in m_futs})
-        elapsed = time.time() - t0
-        reduced = []
-        if opts.reduce and wrong:
-            import reduce as red
-            seen = set()
-            for w in wrong:
-                if w["kernel"] in seen:
-                    continue
-                seen.add(w["kernel"])
-                k = next(k for k in kernels if k.name == w["kernel"])
-                cl = next(c for c in clangs if clang_label(c) == w["clang"])
-                r = red.reduce(k, w["case"], w["level"], cl, opts.qgpu, work, levels)
-                reduced.append(r)
-                print(f"difftest: reduced {w['kernel']} from {r['lines_before']} to {r['lines_after']} lines "
-                      f"({r['tests']} tests, {r['seconds']:.0f} s)", file=sys.stderr)
-                if opts.save:
-                    red.save(r, Path(opts.save))
-        summary = {
-            "seed": opts.seed, "count": opts.count, "levels": levels,
-            "clangs": [clang_label(c) for c in clangs], "configs": len(cfgs),
-            "kernels": len(kernels), "cases": sum(len(k.cases) for k in kernels),
-            "stats": dict(stats), "refusals": dict(refusals.most_common()), "refusal_examples": examples,
-            "wrong": wrong, "bugs": bugs, "model_kernels": len(model_done), "seconds": round(elapsed, 1),
-            "reduced": [{x: r[x] for x in ("kernel", "lines_before", "lines_after", "tests")} for r in reduced],
-        }
-        if opts.report:
-            Path(opts.report).write_text(json.dumps(summary, indent=1) + "\n")
-        print(f"difftest: seeds {opts.seed}..{opts.seed + opts.count - 1}: {len(kernels)} kernels, "
-              f"{summary['cases']} cases, {len(cfgs)} configurations ({', '.join(f'-O{l} {clang_label(c)}' for l, c in cfgs)})")
-        print(f"difftest: {stats['kernel-levels']} kernel-case-levels: {stats['pass']} pass, {stats['WRONG']} WRONG, "
-              f"{stats['refused']} refused, {stats['CRASH']} crash, {stats['HANG']} hang; "
-              f"{stats['reference rejects (not counted)']} not run (the reference rejects the program)")
-        if opts.model:
-            print(f"difftest: inside the model: {stats['model launches']} launches of {len(model_done)} kernels, "
-                  f"{stats['model pass']} pass, {stats['MODEL WRONG']} wrong or failed, {stats['model tokens']} tokens")
-        for cls, n in refusals.most_common(8):
-            print(f"difftest:   refused {n}x: {cls}")
-        print(f"difftest: {elapsed:.0f} s")
+            run_interp(pool, opts, kernels, paths, cfgs, work, t)
+            model_kernels = run_model(pool, opts, kernels, paths, clangs[0], t) if opts.model else 0
+        seconds = time.time() - t0
+        reduced = reduce_wrong(opts, kernels, clangs, levels, work, t) if opts.reduce else []
+        summarise(opts, kernels, clangs, cfgs, t, model_kernels, reduced, seconds)
         if opts.expect_wrong:
-            print(f"difftest: --expect-wrong: {len(wrong)} wrong answers found" if wrong else
+            print(f"difftest: --expect-wrong: {len(t.wrong)} wrong answers found" if t.wrong else
                   "difftest: --expect-wrong: no wrong answer found", file=sys.stderr)
-            return 0 if wrong else 1
-        return 1 if wrong or bugs else 0
+            return 0 if t.wrong else 1
+        return 1 if t.wrong or t.bugs else 0
     finally:
         if own_work:
             shutil.rmtree(work, ignore_errors=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -156,17 +157,13 @@ def valid_code(k: gen.Kernel) -> bool:
     """Every name the kernel uses is still declared (a dropped local, parameter or feature)."""
     text = k.code()
     body = text[text.index("__global__"):]
-    for name, _, _ in k.locals:
-        pass
     declared = {n for n, _, _ in k.locals} | {n for n, _ in k.scalars}
-    for m in re.finditer(r"\b(v\d+|f\d+|p\d+)\b", body):
+    for m in re.finditer(r"\b(v\d+|f\d+|p\d+|h\d+|q\d+)\b", body):
         if m.group(1) not in declared and not re.search(rf"\b{m.group(1)}\b\s*\(", body):
             return False
     for feature, name in (("acc", "acc["), ("acc", "&acc"), ("mine", "mine["), ("bytes", "bout["), ("shorts", "hout[")):
         if feature not in k.features and name in body:
             return False
-    for f in k.functions:
-        pass
     called = set(re.findall(r"\b(df\d+_\d+)\s*\(", text))
     defined = {f.name for f in k.functions}
     return called <= defined
@@ -244,8 +241,8 @@ def signed_run_line(line: str) -> str:
 
 
 def save(r: dict, corpus: Path) -> Path:
-    """Writes the reduced kernel as corpus/difftest_SEED.cu (its expected outputs come from
-    scripts/gen_expected.py --only difftest_SEED, never from qgpu)."""
+    """Writes the reduced kernel as corpus/difftest_SEED.cu and its expected outputs with
+    scripts/gen_expected.py --only difftest_SEED (the oracle, never qgpu)."""
     k = r["k"]
     name = f"difftest_{k.seed}"
     code = k.code().splitlines()[1:]  # the generator's header line gives way to the corpus's
@@ -254,4 +251,9 @@ def save(r: dict, corpus: Path) -> Path:
             f"// run: {signed_run_line(r['run'])}", *code]
     path = corpus / f"{name}.cu"
     path.write_text("\n".join(text) + "\n")
+    (corpus / "expected").mkdir(exist_ok=True)
+    p = subprocess.run([sys.executable, str(Path(__file__).resolve().parents[2] / "scripts" / "gen_expected.py"),
+                        "--only", name, "--dir", str(corpus)], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"difftest: gen_expected.py failed for {path}:\n{p.stderr[-1500:]}", file=sys.stderr)
     return path
