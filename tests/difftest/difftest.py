@@ -45,7 +45,7 @@ REF_FLAGS = ["-std=c++20", "-pthread", "-O1", "-g0", "-ffp-contract=off", "-fsig
 BATCH = 40          # kernels a reference driver holds (one g++ run)
 CASE_TIMEOUT_S = 20  # a reference case that deadlocks
 QGPU_TIMEOUT_S = 120
-MODEL_TOKEN_LIMIT = 4000  # the model sample: kernels whose -Os launch is at most this long
+MODEL_TOKEN_LIMIT = 2500  # the model sample: kernels whose -Os launches are at most this long
 
 
 # ---- the reference ------------------------------------------------------------------------
@@ -471,13 +471,19 @@ def main() -> int:
     own_work = opts.work is None
     work = Path(opts.work or tempfile.mkdtemp(prefix="difftest-"))
 
-    def killed(signum, _frame):  # CTest's timeout, kill: the work directory goes too
+    t0, t = time.time(), Tally()
+
+    def killed(signum, _frame):  # CTest's timeout, kill: what was counted, and the work directory goes
+        print(f"difftest: killed (signal {signum}) after {time.time() - t0:.0f} s; counted so far: "
+              f"{dict(t.stats)}; wrong: {t.wrong}; crashes, hangs, model failures: {t.bugs}", flush=True)
+        if opts.report:
+            Path(opts.report).write_text(json.dumps({"killed": True, "stats": dict(t.stats), "wrong": t.wrong,
+                                                     "bugs": t.bugs, "refusals": dict(t.refusals)}, indent=1))
         if own_work:
             shutil.rmtree(work, ignore_errors=True)
         os._exit(128 + signum)
     signal.signal(signal.SIGTERM, killed)
     signal.signal(signal.SIGINT, killed)
-    t0, t = time.time(), Tally()
     try:
         (work / "kernels").mkdir(parents=True, exist_ok=True)
         kernels = [gen.generate(opts.seed + i) for i in range(opts.count)]
