@@ -133,8 +133,8 @@ const std::string kMem64 = "a 64-bit store of a value computed in 64 bits (a lon
                            "memory) is not supported; a 64-bit copy of loaded data is";
 const std::string kWarp = "the warp functions without _sync (__shfl, __ballot, __any, __all) are not supported: use "
                           "__shfl_sync, __ballot_sync, __any_sync, __all_sync";
-const std::string kShr64 = "a 64-bit shift right is supported only by a constant, of a product (mul.wide) or a "
-                           "widened int; long long arithmetic is not supported";
+const std::string kShr64 =
+    "a 64-bit shift right is supported only by a constant; long long arithmetic is not supported";
 std::string breaks64(const std::string& what) {
   return what + " on 64-bit values is not supported (long long arithmetic; addresses are fine)";
 }
@@ -339,8 +339,8 @@ extern "C" __global__ void lldiv(long long *a, long long d, int *out) {
 
 // 8- and 16-bit operations the machine has no form for are named (a 16-bit high product).
 TEST(CompileErrors, SixteenBitOpsWithoutAForm) {
-  expect_rejected({"mul.hi.s16 %rs3, %rs1, %rs2;"},
-                  {{"mul.hi.s16 %rs3, %rs1, %rs2;", "unsupported instruction 'mul.hi.s16': a 16-bit mul.hi is not supported"}});
+  expect_rejected({"mad.hi.s16 %rs3, %rs1, %rs2, %rs1;"},
+                  {{"mad.hi.s16 %rs3, %rs1, %rs2, %rs1;", "unsupported instruction 'mad.hi.s16': a 16-bit mad.hi is not supported"}});
 }
 
 TEST(CompileErrors, WarpIntrinsicsWithoutSync) {
