@@ -121,11 +121,7 @@ void Lowerer::lower_shr64(Frame& fr, const PtxInstr& in) {
   const PtxOperand& k = in.operands[2];
   if (!d || !x) return;
   if (env_.wide && is_wide_reg(fr, in.operands[1]) && k.kind == PtxOperandKind::kImm && k.imm >= 0 && k.imm <= 63) {
-    std::vector<std::string> roots;  // its shadow, which must be known (as a compare's operands)
-    deps_ = &roots;
-    const IrOperand high = high_of(fr, in.operands[1]);
-    deps_ = nullptr;
-    wide_compares_.push_back({roots, in});
+    const IrOperand high = needed_highs(fr, in, {1})[0];  // its shadow, which must be known
     return emit_sequence(in, expand_shr64(*d, *x, high, k.imm, last_part(in) == "s64", fresh_));
   }
   auto hi = x->kind == K::kVReg ? high_.find(x->index) : high_.end();
@@ -148,11 +144,7 @@ void Lowerer::lower_unpack64(Frame& fr, const PtxInstr& in) {
   if (!x) return;
   std::optional<IrOperand> hi;
   if (env_.wide && is_wide_reg(fr, in.operands[1])) {
-    std::vector<std::string> roots;
-    deps_ = &roots;
-    hi = high_of(fr, in.operands[1]);
-    deps_ = nullptr;
-    wide_compares_.push_back({roots, in});
+    hi = needed_highs(fr, in, {1})[0];
   } else if (in.operands[1].kind == PtxOperandKind::kImm) {
     hi = ir_imm(wrap32(in.operands[1].imm >> 32));
   } else if (auto it = x->kind == K::kVReg ? high_.find(x->index) : high_.end(); it != high_.end()) {

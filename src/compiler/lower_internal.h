@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -185,6 +186,7 @@ class Lowerer {
   bool is_wide_reg(const Frame& fr, const PtxOperand& o);
   IrOperand shadow(const Frame& fr, const std::string& name);
   IrOperand high_of(Frame& fr, const PtxOperand& o);
+  std::vector<IrOperand> needed_highs(Frame& fr, const PtxInstr& in, std::initializer_list<size_t> at);
   bool lower_wide(Frame& fr, const PtxInstr& in);
   struct Wide {
     IrOperand lo, hi;  // a 64-bit result's halves, in temporaries

@@ -39,6 +39,18 @@ IrOperand Lowerer::high_of(Frame& fr, const PtxOperand& o) {
   return ir_imm(0);
 }
 
+// The high halves of operands at `at` that an instruction needs known (a compare, a shift
+// right, a split): recorded for check_wide_compares, which refuses it if one is not.
+std::vector<IrOperand> Lowerer::needed_highs(Frame& fr, const PtxInstr& in, std::initializer_list<size_t> at) {
+  std::vector<std::string> roots;
+  deps_ = &roots;
+  std::vector<IrOperand> highs;
+  for (size_t i : at) highs.push_back(high_of(fr, in.operands[i]));
+  deps_ = nullptr;
+  wide_compares_.push_back({roots, in});
+  return highs;
+}
+
 // The instruction writes a 64-bit register: both halves (false: not an op this file knows,
 // the caller lowers the low half and the high half is unknown).
 bool Lowerer::lower_wide(Frame& fr, const PtxInstr& in) {
@@ -241,11 +253,8 @@ void Lowerer::lower_wide_setp(Frame& fr, const PtxInstr& in) {
   auto a = value(fr, in, in.operands[1]);
   auto b = value(fr, in, in.operands[2]);
   if (!d || !a || !b) return;
-  std::vector<std::string> roots;
-  deps_ = &roots;
-  const IrOperand ah = high_of(fr, in.operands[1]), bh = high_of(fr, in.operands[2]);
-  deps_ = nullptr;
-  wide_compares_.push_back({roots, in});
+  const std::vector<IrOperand> highs = needed_highs(fr, in, {1, 2});
+  const IrOperand ah = highs[0], bh = highs[1];
   IrOperand he = fresh_pred_(), le = fresh_pred_();
   emit_helper(in, {.op = Op::kSetpEq, .d = he, .a = ah, .b = bh});
   if (cmp == "eq" || cmp == "ne") {
