@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/install-deps.sh >&2
+scripts/install-deps.sh --no-llamacpp >&2  # Debian packages only: the demo needs no Node.js
 # Setup and build output go to stderr so that stdout is the main job's alone (e.g. for --json).
 cmake --preset release >&2
 cmake --build --preset release --target qgpu >&2

@@ -3,8 +3,17 @@
 # then the llama.cpp reference engine the parity tests use (npm, node-llama-cpp pinned in
 # tests/llamacpp/package-lock.json). Idempotent: when everything is present it changes
 # nothing and runs neither apt-get nor npm.
-# Runs as root directly; otherwise through sudo.
+# --no-llamacpp: the Debian packages only (what building and running qgpu needs; the demo
+# uses this, so it needs no Node.js). Runs as root directly; otherwise through sudo.
 set -euo pipefail
+
+with_llamacpp=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-llamacpp) with_llamacpp=0 ;;
+    *) echo "install-deps: unknown argument '$arg' (expected --no-llamacpp)" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   g++ cmake ninja-build
@@ -24,6 +33,7 @@ packages=(
 # and this machine's CPU package is added at the version the lockfile pins: about 83 MB.
 install_llamacpp() {
   local dir=tests/llamacpp platform
+  [ "$with_llamacpp" = 1 ] || return 0
   case "$(uname -m)" in
     x86_64) platform=linux-x64 ;;
     aarch64) platform=linux-arm64 ;;
