@@ -368,19 +368,26 @@ void write_machine_model(const std::string& dir, engine::DType dtype) {
   build_machine().write(dir, dtype, machine_tokenizer_json());
 }
 
-std::string machine_summary(const Builder& b) {
+MachineCounts machine_counts(const Builder& b) {
   const engine::Config& c = b.config;
-  int64_t params = 0, nonzero = 0;
-  std::vector<int64_t> layer_nonzero(static_cast<size_t>(c.num_hidden_layers), 0);
+  MachineCounts n;
+  n.layer_nonzero.assign(static_cast<size_t>(c.num_hidden_layers), 0);
   for (const auto& [name, t] : b.tensors) {
-    params += t.numel();
+    n.parameters += t.numel();
     int64_t set_nonzero = 0;
     t.set.for_each([&](int64_t, float x) { set_nonzero += x != 0.0f; });
     const int64_t nz = set_nonzero + (t.fill != 0.0f ? t.numel() - static_cast<int64_t>(t.set.size()) : 0);
-    nonzero += nz;
+    n.nonzero += nz;
     for (int il = 0; il < c.num_hidden_layers; ++il)
-      if (name.rfind(b.layer(il), 0) == 0) layer_nonzero[static_cast<size_t>(il)] += nz;
+      if (name.rfind(b.layer(il), 0) == 0) n.layer_nonzero[static_cast<size_t>(il)] += nz;
   }
+  return n;
+}
+
+std::string machine_summary(const Builder& b) {
+  const engine::Config& c = b.config;
+  const MachineCounts counts = machine_counts(b);
+  const std::vector<int64_t>& layer_nonzero = counts.layer_nonzero;
   std::string per_layer;
   for (int il = 0; il < c.num_hidden_layers; ++il)
     per_layer += fmt::format("{}L{} {}", per_layer.empty() ? "" : ", ", il, layer_nonzero[static_cast<size_t>(il)]);
@@ -423,7 +430,7 @@ std::string machine_summary(const Builder& b) {
       "widest MLP: {} of {} units (layer {})\nMLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\n"
       "nonzero per layer: {}\n",
       l.used, c.hidden_size, most, most_at / 2, most_at % 2 ? "MLP" : "mixer", alive, total_heads, heads, widest,
-      c.intermediate_size, widest_layer, mlp, params, nonzero, per_layer);
+      c.intermediate_size, widest_layer, mlp, counts.parameters, counts.nonzero, per_layer);
 }
 
 }  // namespace qgpu::lift

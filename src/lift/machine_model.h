@@ -191,6 +191,13 @@ void write_machine_model(const std::string& dir, engine::DType dtype);
 // sublayer), DeltaNet heads per layer, the widest MLP, nonzero parameters (one line per
 // item, for `qgpu compile-model`).
 std::string machine_summary(const Builder& b);
+// The counts behind it, as numbers (the docs' figures are checked against them).
+struct MachineCounts {
+  int64_t parameters = 0;  // every element of every tensor, dense
+  int64_t nonzero = 0;
+  std::vector<int64_t> layer_nonzero;  // per layer (the embedding, final norm and head apart)
+};
+MachineCounts machine_counts(const Builder& b);
 // Why the compiled model cannot generate records for a program with this ROM and launch yet
 // (the first block whose op or operand the ALU does not have, named; %ctaid needs a grid at
 // most 16 wide or one row tall), or nullopt when it can.
