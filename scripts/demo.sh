@@ -25,3 +25,4 @@ qgpu=build/release/qgpu
 "$qgpu" run kernels/vecadd.cu --grid 3 --block 4 \
   --arg 'a=[1,2,3,4,5,6,7,8,9,10]' --arg 'b=[10,20,30,40,50,60,70,80,90,100]' \
   --arg 'c=[0,0,0,0,0,0,0,0,0,0]' --arg n=10 --engine model --check --dtype bf16 >&2
+echo "demo: the binary is $qgpu (put it on PATH: export PATH=\"$PWD/build/release:\$PATH\", or cmake --install build/release --prefix ~/.local)" >&2
