@@ -20,6 +20,7 @@
 #include "compiler/compile.h"
 #include "engine/tiny_model.h"
 #include "host/gpu_model.h"
+#include "lift/machine_model.h"
 
 // QGPU_ASAN: this build runs under AddressSanitizer (GCC defines __SANITIZE_ADDRESS__,
 // clang answers __has_feature); tests that skip repeated minutes there test it.
@@ -71,13 +72,10 @@ struct TempDir {
 };
 
 // A tiny random base with the compiled GPU's head shapes (Qwen3.5-2B's), so `qgpu build`
-// can merge the GPU into it: hidden 64, the given layer pattern.
+// can merge the GPU into it: `qgpu tiny-model --mergeable`'s, with the given layer pattern.
 inline engine::TinySpec gpu_shaped_spec(const std::string& layers) {
-  engine::TinySpec s;
+  engine::TinySpec s = engine::mergeable_tiny_spec(lift::machine_config());
   s.layers = layers;
-  s.num_attention_heads = 8, s.num_key_value_heads = 2, s.head_dim = 256;
-  s.linear_num_key_heads = 16, s.linear_num_value_heads = 16;
-  s.linear_key_head_dim = 128, s.linear_value_head_dim = 128;
   return s;
 }
 

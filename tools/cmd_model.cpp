@@ -4,7 +4,7 @@
 //   qgpu generate MODEL (--prompt TEXT | --tokens ...) [--max-tokens N] [--chat]
 //                 [--temperature T --top-k K --top-p P --seed S] [--json]
 //   qgpu convert MODEL --out FILE.gguf [--dtype f32|bf16|f16]
-//   qgpu tiny-model --out DIR [--hidden 64 --layers LLLF ...]
+//   qgpu tiny-model --out DIR [--mergeable] [--hidden 64 --layers LLLF ...]
 // MODEL is a Hugging Face checkpoint directory or a .gguf file.
 #include <fmt/format.h>
 
@@ -20,6 +20,7 @@
 #include "engine/generate.h"
 #include "engine/tiny_model.h"
 #include "engine/tokenizer.h"
+#include "lift/machine_model.h"
 
 namespace qgpu {
 namespace {
@@ -215,13 +216,45 @@ void add_convert_command(CLI::App& app) {
   });
 }
 
+namespace {
+
+// The flags of the fields the compiled GPU's layers fix (mergeable_tiny_spec's).
+constexpr std::pair<const char*, int TinySpec::*> kHeadShapeFlags[] = {
+    {"--heads", &TinySpec::num_attention_heads},
+    {"--kv-heads", &TinySpec::num_key_value_heads},
+    {"--head-dim", &TinySpec::head_dim},
+    {"--linear-k-heads", &TinySpec::linear_num_key_heads},
+    {"--linear-v-heads", &TinySpec::linear_num_value_heads},
+    {"--linear-k-dim", &TinySpec::linear_key_head_dim},
+    {"--linear-v-dim", &TinySpec::linear_value_head_dim},
+};
+
+// --mergeable: the GPU's head shapes and layers LF under what the flags gave; a head-shape
+// flag with another value than the GPU's is an Error (the base would not merge).
+void make_mergeable(const CLI::App& cmd, TinySpec& s) {
+  const TinySpec m = mergeable_tiny_spec(lift::machine_config());
+  for (const auto& [flag, field] : kHeadShapeFlags) {
+    if (cmd.count(flag) > 0 && s.*field != m.*field)
+      fail("tiny-model: {} {} conflicts with --mergeable: the compiled GPU's layers need {} {}; drop {} "
+           "(or --mergeable, for a base `qgpu build` will not take)",
+           flag, s.*field, flag, m.*field, flag);
+    s.*field = m.*field;
+  }
+  if (cmd.count("--layers") == 0) s.layers = m.layers;
+}
+
+}  // namespace
+
 void add_tiny_model_command(CLI::App& app) {
   auto s = std::make_shared<TinySpec>();
   auto out = std::make_shared<std::string>();
   auto dtype = std::make_shared<std::string>("f32");
   auto untied = std::make_shared<bool>(false);
+  auto mergeable = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("tiny-model", "Write a tiny random Qwen3.5 checkpoint (HF layout) for tests");
   cmd->add_option("--out", *out, "Output directory")->required();
+  cmd->add_flag("--mergeable", *mergeable,
+                "The smallest base `qgpu build` merges the GPU into: its head shapes, layers LF (other flags still apply)");
   cmd->add_option("--hidden", s->hidden_size, "hidden_size (default 64)");
   cmd->add_option("--layers", s->layers, "Layer pattern, L = linear_attention, F = full_attention (default LLLF)");
   cmd->add_option("--intermediate", s->intermediate_size, "intermediate_size (default 128)");
@@ -240,10 +273,13 @@ void add_tiny_model_command(CLI::App& app) {
   cmd->add_flag("--multimodal", s->multimodal_wrapper, "Write the qwen3_5 multimodal wrapper layout");
   cmd->add_option("--shard-bytes", s->max_shard_bytes, "Max bytes per safetensors shard");
   cmd->callback([=] {
+    if (*mergeable) make_mergeable(*cmd, *s);
     s->dtype = *dtype_option(*dtype);
     s->tie_word_embeddings = !*untied;
     write_tiny_model(*out, *s);
-    fmt::print("wrote {}\n", *out);
+    if (!*mergeable) return fmt::print("wrote {}\n", *out);
+    fmt::print("wrote {}: a tiny random base with the compiled GPU's head shapes; merge the GPU into it with "
+               "`qgpu build --base {} --out DIR`\n", *out, *out);
   });
 }
 

@@ -151,4 +151,17 @@ void write_tiny_model(const std::string& dir, const TinySpec& spec) {
   write_file_atomic(dir + "/tokenizer.json", [&](std::ostream& out) { out << tokenizer; });
 }
 
+TinySpec mergeable_tiny_spec(const Config& gpu) {
+  TinySpec s;
+  s.layers = "LF";
+  s.num_attention_heads = gpu.num_attention_heads;
+  s.num_key_value_heads = gpu.num_key_value_heads;
+  s.head_dim = gpu.head_dim;
+  s.linear_num_key_heads = gpu.linear_num_key_heads;
+  s.linear_num_value_heads = gpu.linear_num_value_heads;
+  s.linear_key_head_dim = gpu.linear_key_head_dim;
+  s.linear_value_head_dim = gpu.linear_value_head_dim;
+  return s;
+}
+
 }  // namespace qgpu::engine

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/config.h"
 #include "engine/tensor.h"
 
 namespace qgpu::engine {
@@ -33,5 +34,10 @@ struct TinySpec {
 
 // Writes the checkpoint into dir (created if missing; files written atomically).
 void write_tiny_model(const std::string& dir, const TinySpec& spec);
+
+// The smallest spec `qgpu build` merges the compiled GPU into: layers LF (one of each
+// kind), the defaults' tiny widths, and gpu's head shapes (gpu: lift::machine_config(), the
+// fields merge::plan_merge requires equal; merge_plan_test checks the plan accepts it).
+TinySpec mergeable_tiny_spec(const Config& gpu);
 
 }  // namespace qgpu::engine
