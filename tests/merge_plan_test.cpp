@@ -1,5 +1,5 @@
 // The merged checkpoint's shape (merge::plan_merge, issue 6): Qwen3.5-2B and -0.8B take
-// the compiled GPU; bases with other head shapes get one error naming the key; the norm
+// the compiled GPU; bases with other head shapes get one error naming every key; the norm
 // compensation restores each part's RMSNorm over the widened residual; and a tiny base
 // widened tensor by tensor (merge::widen_base_tensor) keeps its logits.
 #include <fmt/format.h>
@@ -68,16 +68,51 @@ TEST(MergePlan, Qwen35_08BPadsItsMlpToTheGpus) {
   EXPECT_EQ(p.merged.hidden_size, 1024 + gpu.hidden_size);
 }
 
-TEST(MergePlan, OtherHeadShapesAreOneErrorNamingTheKey) {
+TEST(MergePlan, OtherHeadShapesAreOneErrorNamingEveryKey) {
+  engine::Config base = qwen35(4096, 12288, 32, false);  // Qwen3.5-9B's 32 value heads
+  base.head_dim = 128;
+  base.rms_norm_eps = 1e-5;
   try {
-    merge::plan_merge(qwen35(4096, 12288, 32, false), lift::machine_config(), "9b/config.json");
+    merge::plan_merge(base, lift::machine_config(), "9b/config.json");
     FAIL() << "no error";
   } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("9b/config.json"), std::string::npos) << what;
-    EXPECT_NE(what.find("linear_num_value_heads is 32"), std::string::npos) << what;
-    EXPECT_NE(what.find("need 16"), std::string::npos) << what;
+    EXPECT_EQ(std::string(e.what()),
+              "9b/config.json: the compiled GPU cannot be merged into this base: 3 of its keys differ from the GPU's "
+              "layers, which are built for Qwen3.5-2B's head shapes (Qwen3.5-0.8B and -2B share them):\n"
+              "  linear_num_value_heads is 32 but the compiled GPU's layers need 16: take a base whose "
+              "linear_num_value_heads is 16\n"
+              "  head_dim is 128 but the compiled GPU's layers need 256: take a base whose head_dim is 256\n"
+              "  rms_norm_eps is 1e-05 but the compiled GPU's layers need 1e-06: take a base whose rms_norm_eps is "
+              "1e-06\n"
+              "Merge into Qwen/Qwen3.5-2B or Qwen/Qwen3.5-0.8B (`qgpu build --base Qwen/Qwen3.5-2B`), or, to try the "
+              "merge without their weights, into a tiny random base: `qgpu tiny-model --mergeable --out DIR`");
   }
+}
+
+// `qgpu tiny-model --mergeable` (engine::mergeable_tiny_spec of the GPU's config): a base
+// the plan takes, whatever the other flags' sizes; a head-shape flag that disagrees with
+// the GPU's is an error before anything is written.
+TEST(MergePlan, TinyModelMergeableIsABaseThePlanTakes) {
+  test_util::TempDir tmp;
+  const engine::Config gpu = lift::machine_config();
+  engine::write_tiny_model(tmp / "spec", engine::mergeable_tiny_spec(gpu));
+  EXPECT_NO_THROW(merge::plan_merge(engine::load_config(tmp / "spec"), gpu, "spec/config.json"));
+
+  test_util::Result r = test_util::qgpu("tiny-model --mergeable --hidden 96 --heads 8 --out " + tmp / "cli");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("qgpu build --base " + tmp / "cli"), std::string::npos) << r.out;
+  const engine::Config c = engine::load_config(tmp / "cli");
+  EXPECT_EQ(c.hidden_size, 96);
+  EXPECT_EQ(c.layer_types, (std::vector<std::string>{"linear_attention", "full_attention"}));
+  EXPECT_NO_THROW(merge::plan_merge(c, gpu, "cli/config.json"));
+
+  r = test_util::qgpu("tiny-model --mergeable --head-dim 16 --out " + tmp / "bad");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, fmt::format("qgpu: error: tiny-model: --head-dim 16 conflicts with --mergeable: the compiled GPU's "
+                               "layers need --head-dim {}; drop --head-dim (or --mergeable, for a base `qgpu build` "
+                               "will not take)\n",
+                               gpu.head_dim));
+  EXPECT_FALSE(std::filesystem::exists(tmp / "bad"));
 }
 
 // RMSNorm of a part's d entries, and of the same entries followed by G entries of +0 with

@@ -3,35 +3,59 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <variant>
+#include <vector>
+
+#include <fmt/ranges.h>
 
 #include "base/error.h"
 
 namespace qgpu::merge {
 namespace {
 
-// One field both parts' layers share, which the merge cannot change: an Error if they differ.
-template <typename T>
-void same(const std::string& where, const char* key, T base, T gpu) {
-  if (base == gpu) return;
-  fail("{}: {} is {} but the compiled GPU's layers need {} (they are built for Qwen3.5-2B's head "
-       "shapes, which Qwen3.5-0.8B and -2B share); merge into a base with those shapes",
-       where, key, base, gpu);
+// The config keys both parts' layers share, which the merge cannot change: the head shapes,
+// the conv width, the rotary settings and the norms' eps (config.json's spelling).
+struct SharedKey {
+  const char* key;
+  std::variant<int engine::Config::*, double engine::Config::*> field;
+};
+const SharedKey kSharedKeys[] = {
+    {"linear_num_key_heads", &engine::Config::linear_num_key_heads},
+    {"linear_num_value_heads", &engine::Config::linear_num_value_heads},
+    {"linear_key_head_dim", &engine::Config::linear_key_head_dim},
+    {"linear_value_head_dim", &engine::Config::linear_value_head_dim},
+    {"linear_conv_kernel_dim", &engine::Config::linear_conv_kernel_dim},
+    {"num_attention_heads", &engine::Config::num_attention_heads},
+    {"num_key_value_heads", &engine::Config::num_key_value_heads},
+    {"head_dim", &engine::Config::head_dim},
+    {"rope_parameters.rope_theta", &engine::Config::rope_theta},
+    {"rope_parameters.partial_rotary_factor", &engine::Config::partial_rotary_factor},
+    {"rms_norm_eps", &engine::Config::rms_norm_eps},
+};
+
+// One line per shared key whose values differ: the key, both values, what to do.
+std::vector<std::string> differing_keys(const engine::Config& base, const engine::Config& gpu) {
+  std::vector<std::string> lines;
+  for (const SharedKey& k : kSharedKeys)
+    std::visit(
+        [&](auto field) {
+          if (base.*field == gpu.*field) return;
+          lines.push_back(fmt::format("  {} is {} but the compiled GPU's layers need {}: take a base whose {} is {}",
+                                      k.key, base.*field, gpu.*field, k.key, gpu.*field));
+        },
+        k.field);
+  return lines;
 }
 
 }  // namespace
 
 MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, const std::string& where) {
-  same(where, "linear_num_key_heads", base.linear_num_key_heads, gpu.linear_num_key_heads);
-  same(where, "linear_num_value_heads", base.linear_num_value_heads, gpu.linear_num_value_heads);
-  same(where, "linear_key_head_dim", base.linear_key_head_dim, gpu.linear_key_head_dim);
-  same(where, "linear_value_head_dim", base.linear_value_head_dim, gpu.linear_value_head_dim);
-  same(where, "linear_conv_kernel_dim", base.linear_conv_kernel_dim, gpu.linear_conv_kernel_dim);
-  same(where, "num_attention_heads", base.num_attention_heads, gpu.num_attention_heads);
-  same(where, "num_key_value_heads", base.num_key_value_heads, gpu.num_key_value_heads);
-  same(where, "head_dim", base.head_dim, gpu.head_dim);
-  same(where, "rope_parameters.rope_theta", base.rope_theta, gpu.rope_theta);
-  same(where, "rope_parameters.partial_rotary_factor", base.partial_rotary_factor, gpu.partial_rotary_factor);
-  same(where, "rms_norm_eps", base.rms_norm_eps, gpu.rms_norm_eps);
+  if (const std::vector<std::string> lines = differing_keys(base, gpu); !lines.empty())
+    fail("{}: the compiled GPU cannot be merged into this base: {} of its keys differ from the GPU's layers, which "
+         "are built for Qwen3.5-2B's head shapes (Qwen3.5-0.8B and -2B share them):\n{}\n"
+         "Merge into Qwen/Qwen3.5-2B or Qwen/Qwen3.5-0.8B (`qgpu build --base Qwen/Qwen3.5-2B`), or, to try the merge "
+         "without their weights, into a tiny random base: `qgpu tiny-model --mergeable --out DIR`",
+         where, lines.size(), fmt::join(lines, "\n"));
   const int64_t D = int64_t{base.hidden_size} + gpu.hidden_size;
   const int64_t V = int64_t{base.vocab_size} + gpu.vocab_size;
   if (D > INT32_MAX || V > INT32_MAX)

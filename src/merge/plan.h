@@ -39,8 +39,9 @@ struct MergePlan {
 // Plans the merge of the GPU (gpu: lift::machine_config()) into base; `where` names the
 // base's config.json in errors. Every head shape, the conv width and the rotary settings
 // must be equal (the GPU's layers are built for Qwen3.5-2B's: 0.8B and 2B match, 4B and 9B
-// have 32 value heads); a difference is one Error naming the key, both values and what to
-// do. The MLP width is the larger of the two (the other's units padded with zero rows).
+// have 32 value heads); the differences are one Error with a line for each key (both
+// values, what to do) and a hint at `qgpu tiny-model --mergeable`. The MLP width is the
+// larger of the two (the other's units padded with zero rows).
 MergePlan plan_merge(const engine::Config& base, const engine::Config& gpu, const std::string& where);
 
 // sqrt(D / d), or (exact false) the power of two nearest it.
