@@ -97,6 +97,12 @@ std::string without_spaces(std::string s) {
   return s;
 }
 
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
 // The memory rows of the panel ("  16:   70   80 ..."): word -> value, `*` marks dropped.
 std::map<int, int64_t> panel_memory(const std::string& panel) {
   std::map<int, int64_t> words;
@@ -145,11 +151,11 @@ TEST_F(ChatTui, RunsAKernelWithTheLivePanel) {
   EXPECT_NE(live.find("  lane    p0-3"), std::string::npos) << live;  // the registers written so far (24 pass the width)
   EXPECT_NE(convo_of(s).find("launch: kernel vecadd"), std::string::npos) << s;
   // Finished: memory holds a, b and c = a + b as the model wrote them. /run's output lines
-  // follow "launch done:" in a later frame, so wait for them too (after it: the typed
-  // command also holds "c=[").
+  // come in a later frame than the panel's last, so wait for them too (after their first:
+  // the typed command also holds "c=[").
   s = chat.wait([](const std::string& sc) {
     const std::string convo = without_spaces(convo_of(sc));
-    const size_t done = convo.find("launchdone:");
+    const size_t done = convo.find("launchvecadd(");
     return panel_of(sc).find(" finished\n") != std::string::npos && done != std::string::npos &&
            convo.find("c=[", done) != std::string::npos;
   }, 120);
@@ -159,7 +165,8 @@ TEST_F(ChatTui, RunsAKernelWithTheLivePanel) {
     EXPECT_EQ(mem[10 + i], 10 * (i + 1));
     EXPECT_EQ(mem[20 + i], 11 * (i + 1));
   }
-  EXPECT_NE(without_spaces(convo_of(s)).find("c=[11,22,33,44,55,66,77,88,99,110]"), std::string::npos) << s;
+  EXPECT_EQ(occurrences(without_spaces(convo_of(s)), "c=[11,22,33,44,55,66,77,88,99,110]"), 1) << s;  // once
+  EXPECT_EQ(occurrences(without_spaces(convo_of(s)), "recordsgeneratedbythemodel"), 1) << s;
   EXPECT_NE(panel_of(s).find("  lane    p0-3  r0  r1  r2"), std::string::npos) << panel_of(s);
   chat.type("/quit");
   chat.keys("Enter");
@@ -216,7 +223,9 @@ TEST_F(ChatTui, AnswersAQuestionThroughAToolCall) {
   const std::string s = chat.wait_for("The dot product is 32.", 60);
   EXPECT_NE(panel_of(s).find("qgpu dot "), std::string::npos) << s;
   EXPECT_NE(panel_of(s).find(" finished\n"), std::string::npos) << s;
-  EXPECT_NE(without_spaces(convo_of(s)).find("result:{\"result\":32}"), std::string::npos) << s;
+  // The result once: not again as the array the tool reads it from (dot's out = [32]).
+  EXPECT_EQ(occurrences(without_spaces(convo_of(s)), "result:{\"result\":32}"), 1) << s;
+  EXPECT_EQ(occurrences(without_spaces(convo_of(s)), "[32]"), 0) << s;
   chat.type("/quit");
   chat.keys("Enter");
   chat.wait_for("qgpu-exit-0", 20);

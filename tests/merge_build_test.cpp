@@ -3,10 +3,12 @@
 // Qwen3.5-2B's 4.8x). The merged checkpoint keeps the base's text (f32: KL at the rounding
 // floor, every greedy token; bf16: small) and runs launches exactly (memory read out of its
 // state equals the interpreter's); its tokenizer knows the GPU's tokens; a failed build
-// leaves the previous output; a base the GPU cannot join is one error naming the key.
+// leaves the previous output; a base the GPU cannot join is one error naming the key; the
+// build's progress counts the bytes its files take on disk (blocks of zeros are holes).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -168,6 +170,41 @@ void poke_bf16(const fs::path& dir, const std::string& name, int64_t index, floa
   f.write(reinterpret_cast<const char*>(&bits), 2);
 }
 
+// The bytes the safetensors files in dir take on disk when every 4 KiB block of zeros is a
+// hole (as the writer leaves it): their blocks with a nonzero byte, 4 KiB each.
+int64_t nonzero_block_bytes(const fs::path& dir) {
+  int64_t bytes = 0;
+  std::vector<char> block(4096);
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".safetensors") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    while (in.read(block.data(), std::ssize(block)) || in.gcount() > 0) {
+      bytes += std::any_of(block.begin(), block.begin() + in.gcount(), [](char c) { return c != 0; }) ? 4096 : 0;
+      if (in.gcount() < std::ssize(block)) break;
+    }
+  }
+  return bytes;
+}
+
+// The progress a build reported: the bytes on disk, done rising to a total that ends equal
+// to it (and to the blocks the files hold); the first total, an estimate, near the last.
+void expect_progress_on_disk(const std::vector<std::pair<int64_t, int64_t>>& calls, const merge::BuildReport& r,
+                             const fs::path& out) {
+  ASSERT_FALSE(calls.empty());
+  for (size_t i = 0; i < calls.size(); ++i) {
+    ASSERT_LE(calls[i].first, calls[i].second) << i;
+    if (i > 0) {
+      ASSERT_GE(calls[i].first, calls[i - 1].first) << i;
+    }
+  }
+  EXPECT_EQ(calls.back().first, calls.back().second);
+  EXPECT_EQ(calls.back().first, r.disk_bytes);
+  EXPECT_EQ(r.disk_bytes, nonzero_block_bytes(out));
+  EXPECT_LT(r.disk_bytes, r.bytes / 2) << "the merge's zeros are holes";
+  EXPECT_NEAR(static_cast<double>(calls.front().second), static_cast<double>(r.disk_bytes), 0.02 * r.disk_bytes);
+  ::testing::Test::RecordProperty("disk_bytes", fmt::format("{} of {}, first estimate {}", r.disk_bytes, r.bytes, calls.front().second));
+}
+
 const std::vector<std::string> kPrompts = {"The capital of France is", "def add(a, b):\n    return",
                                            "1, 2, 3, 4,", "Le chat est", "Once upon a time"};
 
@@ -243,7 +280,11 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   fs::create_directories(tmp / "merged");
   std::ofstream(tmp / "merged/config.json") << "{}";
   std::ofstream(tmp / "merged/stale.txt") << "old";
-  merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", {.max_shard_bytes = size_t{1} << 30});
+  std::vector<std::pair<int64_t, int64_t>> progress;
+  merge::BuildOptions o{.max_shard_bytes = size_t{1} << 30};
+  o.progress = [&](int64_t done, int64_t total) { progress.emplace_back(done, total); };
+  merge::BuildReport r = merge::build_merged(tmp / "base", tmp / "merged", o);
+  expect_progress_on_disk(progress, r, tmp / "merged");
   EXPECT_TRUE(r.multimodal);
   EXPECT_EQ(r.dtype, engine::DType::bf16);
   EXPECT_FALSE(fs::exists(tmp / "merged/stale.txt"));

@@ -3,6 +3,7 @@
 // is a repo id (src/merge/hub.h), with progress on stderr.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -28,7 +29,7 @@ struct Progress {
     const int t = total > 0 ? static_cast<int>(10 * done / total) : 10;
     if (tty ? (now - last < std::chrono::milliseconds(200) && done < total) : t == tenth) return;
     last = now, tenth = t;
-    const int width = 30, filled = total > 0 ? static_cast<int>(width * done / total) : width;
+    const int width = 30, filled = total > 0 ? static_cast<int>(width * std::min(done, total) / total) : width;
     fmt::print(stderr, "{}  [{}{}] {:.2f} / {:.2f} GB  {:.0f} MB/s  ETA {:.0f} s{}", tty ? "\r" : "",
                std::string(static_cast<size_t>(filled), '#'), std::string(static_cast<size_t>(width - filled), ' '),
                done / 1e9, total / 1e9, rate / 1e6, rate > 0 ? (total - done) / rate : 0.0,
@@ -72,11 +73,12 @@ void add_build_command(CLI::App& app) {
     const auto start = std::chrono::steady_clock::now();
     merge::BuildReport r = merge::build_merged(base_dir, *out, o);
     fmt::print("built {} from {} in {:.1f} s: {} layers ({} GPU, then the base's), hidden {} ({} base + {} GPU), "
-               "vocabulary {} ({} base + {} GPU tokens), {:.3f} G parameters, {:.2f} GB {}{}\n",
+               "vocabulary {} ({} base + {} GPU tokens), {:.3f} G parameters, {:.2f} GB {} ({:.2f} GB on disk: blocks "
+               "of zeros are holes){}\n",
                *out, *base, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                r.plan.merged.num_hidden_layers, r.plan.gpu_layers, r.plan.merged.hidden_size, r.plan.base_hidden,
                r.plan.gpu_hidden, r.plan.merged.vocab_size, r.plan.base_vocab, r.gpu_tokens, r.parameters / 1e9,
-               r.bytes / 1e9, engine::dtype_name(r.dtype),
+               r.bytes / 1e9, engine::dtype_name(r.dtype), r.disk_bytes / 1e9,
                r.multimodal ? "; the base is multimodal: its text model was kept (no vision tower, no MTP head)" : "");
   });
 }

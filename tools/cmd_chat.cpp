@@ -103,16 +103,17 @@ int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
     return true;
   };
   ev.on_launch_end = [&](const chat::LaunchReport& r) {
-    if (r.tool == "run") return;  // /run prints its own summary
     for (const std::string& line : chat::launch_lines(r)) fmt::print("[qgpu] {}\n", line);
     if (snap) for (const std::string& line : chat::render_panel(*snap, 100)) fmt::print("{}\n", line);
   };
+  chat::Events command_ev = ev;
+  command_ev.on_launch_end = nullptr;  // a /run's summary is the command's lines, its panel after them
   std::string line;
   while (fmt::print("> "), std::fflush(stdout), std::getline(std::cin, line)) {
     if (line.empty()) continue;
     try {
       if (line[0] == '/') {
-        chat::CommandOutcome o = chat::run_command(s, line, ev);
+        chat::CommandOutcome o = chat::run_command(s, line, command_ev);
         for (const std::string& l : o.lines) fmt::print("{}\n", l);
         if (o.panel) panel = *o.panel;
         if (snap && line.starts_with("/run"))

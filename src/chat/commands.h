@@ -24,7 +24,9 @@ std::vector<std::string> help_lines();
 // line saying what is wrong and what to type instead; nothing throws.
 CommandOutcome run_command(Session& session, std::string_view line, const Events& events);
 
-// A launch's summary: kernel, records, time, every output array (and the tool's result).
+// A launch's summary: kernel, records, time, and every array the kernel was passed, as the
+// host read it out; for a tool's launch, the arrays of its arguments, then its result (read
+// from the other arrays: each number once).
 std::vector<std::string> launch_lines(const LaunchReport& r);
 
 // Splits a command line into words: spaces separate, '...' and "..." quote.

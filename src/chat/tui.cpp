@@ -143,16 +143,10 @@ std::string launch_title(const LaunchReport& r) {
                      r.launch.grid_y, r.launch.block_x, r.launch.block_y);
 }
 
-// A launch the model made shows its outputs and result here; /run prints its own lines.
+// A launch the model made shows its outputs and result here (a /run's come back as the
+// command's lines: run_command's events have no on_launch_end).
 void launch_ended(Tui& t, const LaunchReport& r) {
-  if (r.tool != "run") {
-    for (const std::string& line : launch_lines(r)) add_line(t, "[gpu] " + line);
-  } else if (!r.error.empty()) {
-    add_line(t, "launch error: " + r.error);
-  } else {
-    add_line(t, fmt::format("launch done: {} records in {:.2f} s ({:.0f} tokens/s)", r.trace.records.size(), r.seconds,
-                            r.seconds > 0 ? static_cast<double>(r.trace.records.size()) / r.seconds : 0.0));
-  }
+  for (const std::string& line : launch_lines(r)) add_line(t, "[gpu] " + line);
   t.status = kIdle;
   draw(t);
 }
@@ -236,7 +230,9 @@ bool submit(Tui& t, const std::string& line) {
     if (line == "/") {
       for (const std::string& l : help_lines()) add_line(t, l);
     } else if (line[0] == '/') {
-      CommandOutcome o = run_command(t.session, line, make_events(t));
+      Events events = make_events(t);
+      events.on_launch_end = [&t](const LaunchReport&) { t.status = kIdle, draw(t); };  // the lines follow
+      CommandOutcome o = run_command(t.session, line, events);
       for (const std::string& l : o.lines) add_line(t, l);
       if (o.panel) t.panel = *o.panel;
       keep = !o.quit;

@@ -80,6 +80,7 @@ struct Source {
   std::vector<int64_t> shape;
   std::optional<GpuPart> gpu;
   std::optional<RowSource> base;
+  std::vector<int64_t> base_shape;  // the base's tensor as stored: its rows fill the first rows and columns
   int64_t rows() const { return shape[0]; }
   int64_t cols() const {
     int64_t c = 1;
@@ -163,7 +164,7 @@ std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Bui
                                              const std::string& base_dir) {
   std::map<std::string, Source> sources;
   for (const auto& [name, t] : gpu.tensors) {
-    Source s{name, {}, std::nullopt, std::nullopt};
+    Source s{name, {}, std::nullopt, std::nullopt, {}};
     s.gpu = place_gpu(p, name, t, s.shape);
     sources.emplace(name, std::move(s));
   }
@@ -175,7 +176,7 @@ std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Bui
     if (it == sources.end()) {
       const std::string key = w->name;
       std::vector<int64_t> shape = w->shape;
-      sources.emplace(key, Source{key, std::move(shape), std::nullopt, std::move(*w)});
+      sources.emplace(key, Source{key, std::move(shape), std::nullopt, std::move(*w), view->shape});
       continue;
     }
     // Shared: the embedding and head (the base's rows, then the GPU's) and the final norm.
@@ -183,6 +184,7 @@ std::map<std::string, Source> merged_sources(const MergePlan& p, const lift::Bui
     if (rows_only ? it->second.cols() != w->cols() : it->second.shape != w->shape)
       fail("{}: tensor {} does not fit the merged shape", base_dir, name);
     it->second.base = std::move(*w);
+    it->second.base_shape = view->shape;
   }
   if (!tied) {  // the base's own head, then the GPU's rows: its embedding's (the machine is tied)
     Source& head = sources.at("lm_head.weight");
@@ -207,14 +209,76 @@ std::vector<const Source*> write_order(const std::map<std::string, Source>& sour
   return list;
 }
 
-// Each source as a tensor the safetensors writer streams, 4 M floats at a time.
-std::vector<engine::TensorView> streamed(const std::vector<const Source*>& list, engine::DType dtype, int64_t total,
-                                         int64_t& done, const BuildOptions& o) {
+constexpr int64_t kDiskBlock = 4096;  // the writer's hole granularity (base/mapped_file.h)
+
+bool all_zero(const uint8_t* p, int64_t n) { return n <= 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0); }
+
+// The bytes the merged checkpoint takes on disk, counted as it is written: the writer leaves
+// every 4 KiB block of zero bytes a hole (write_file_atomic), and a merge is mostly zeros
+// (the GPU's columns of the base's rows, nearly all of the GPU's rows: a tiny base's bf16
+// merge is 2.75 GB of tensors and 0.99 GB on disk), so the logical size is no progress
+// total. `done`: the blocks written with a nonzero byte (like du, a block counts whole),
+// the shards' headers included. `total`: done plus the estimate of every tensor not yet
+// written (estimated_disk_bytes); each tensor's estimate is replaced by what it wrote.
+struct DiskBytes {
+  int64_t done = 0, total = 0;
+  int64_t end = -1;         // where the last chunk ended in its file; a chunk elsewhere begins a shard
+  int64_t last_block = -1;  // the file's last block counted (a block two chunks share counts once)
+
+  // A chunk of bytes written at offset of its file.
+  void add(int64_t offset, const uint8_t* p, int64_t n) {
+    if (offset != end) {  // a new shard: the blocks of its header (JSON text) are written
+      last_block = (offset + kDiskBlock - 1) / kDiskBlock - 1;
+      done += (last_block + 1) * kDiskBlock;
+    }
+    end = offset + n;
+    for (int64_t at = offset; at < end;) {
+      const int64_t block = at / kDiskBlock, next = std::min(end, (block + 1) * kDiskBlock);
+      if (block > last_block && !all_zero(p + (at - offset), next - at)) done += kDiskBlock, last_block = block;
+      at = next;
+    }
+  }
+  // What a progress line shows: done never reaches the total before the last tensor's end.
+  int64_t shown_total() const { return std::max(total, done); }
+};
+
+// The blocks of s (as if it began a block) that its parts can make nonzero: the base's
+// rows and columns, the GPU part's filled rectangle and its entries. An estimate: the
+// file's offsets and the values' zeros decide the blocks written.
+int64_t estimated_disk_bytes(const Source& s, size_t element) {
+  const int64_t cols = s.cols(), bytes = s.rows() * cols * static_cast<int64_t>(element);
+  std::vector<bool> nonzero(static_cast<size_t>((bytes + kDiskBlock - 1) / kDiskBlock));
+  auto mark = [&](int64_t row, int64_t col, int64_t n) {  // n elements from (row, col)
+    if (n <= 0) return;
+    const int64_t a = (row * cols + col) * static_cast<int64_t>(element), b = a + n * static_cast<int64_t>(element);
+    for (int64_t k = a / kDiskBlock; k <= (b - 1) / kDiskBlock; ++k) nonzero[static_cast<size_t>(k)] = true;
+  };
+  if (s.base) {
+    const int64_t rows = s.base_shape.empty() ? 1 : s.base_shape[0];
+    int64_t base_cols = 1;
+    for (size_t i = 1; i < s.base_shape.size(); ++i) base_cols *= s.base_shape[i];
+    for (int64_t r = 0; r < rows; ++r) mark(r, 0, base_cols);
+  }
+  if (s.gpu) {
+    const GpuPart& g = *s.gpu;
+    if (std::bit_cast<uint32_t>(g.t->fill) != 0)
+      for (int64_t r = 0; r < g.rows(); ++r) mark(g.row_off + r, g.col_off, g.cols());
+    for (const lift::EntryMap::Entry& e : g.entries) mark(e.key / g.cols() + g.row_off, e.key % g.cols() + g.col_off, 1);
+  }
+  return std::count(nonzero.begin(), nonzero.end(), true) * kDiskBlock;
+}
+
+// Each source as a tensor the safetensors writer streams, 4 M floats at a time; estimate[i]
+// is list[i]'s share of disk.total until it is written.
+std::vector<engine::TensorView> streamed(const std::vector<const Source*>& list, engine::DType dtype,
+                                         const std::vector<int64_t>& estimate, DiskBytes& disk, const BuildOptions& o) {
   std::vector<engine::TensorView> views;
-  for (const Source* s : list) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Source* s = list[i];
     const engine::DType as = stored_as(*s, dtype);
     engine::TensorView v{s->name, as, s->shape, nullptr};
-    v.produce = [s, as, &done, total, &o](std::ostream& os) {
+    v.produce = [s, as, guess = estimate[i], &disk, &o](std::ostream& os) {
+      const int64_t before = disk.done;
       const int64_t cols = s->cols(), step = std::max<int64_t>(1, (int64_t{4} << 20) / std::max<int64_t>(1, cols));
       std::vector<float> chunk;
       std::vector<uint8_t> bytes;
@@ -228,10 +292,13 @@ std::vector<engine::TensorView> streamed(const std::vector<const Source*>& list,
         if (s->base && r0 < s->base->rows()) s->base->fill(r0, std::min(n, s->base->rows() - r0), chunk.data());
         if (s->gpu) s->gpu->fill(r0, n, cols, chunk.data());
         encode(as, chunk.data(), chunk.size(), bytes);
+        const int64_t at = os.tellp();
         os.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-        done += static_cast<int64_t>(bytes.size());
-        if (o.progress) o.progress(done, total);
+        disk.add(at, bytes.data(), static_cast<int64_t>(bytes.size()));
+        if (o.progress) o.progress(disk.done, disk.shown_total());
       }
+      disk.total += disk.done - before - guess;  // what it wrote instead of its estimate
+      if (o.progress) o.progress(disk.done, disk.shown_total());
     };
     views.push_back(std::move(v));
   }
@@ -308,10 +375,15 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
       merged_sources(p, gpu, weights, base_config.tie_word_embeddings, base_dir);
   const std::vector<const Source*> list = write_order(sources);
   int64_t gpu_layers = 0, vocab = 0;  // the split (docs/design.md §3, "How big the merge is")
+  DiskBytes disk;
+  std::vector<int64_t> estimate;
   for (const Source* s : list) {
     const int64_t n = s->rows() * s->cols();
+    const size_t element = engine::dtype_size(stored_as(*s, r.dtype));
     r.parameters += n;
-    r.bytes += n * static_cast<int64_t>(engine::dtype_size(stored_as(*s, r.dtype)));
+    r.bytes += n * static_cast<int64_t>(element);
+    estimate.push_back(estimated_disk_bytes(*s, element));
+    disk.total += estimate.back();
     if (tensor_role(s->name) == Role::vocab) vocab += n;
     else if (s->name.starts_with("model.layers.") && std::stoll(s->name.substr(13)) < p.gpu_layers) gpu_layers += n;
   }
@@ -319,21 +391,23 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
   // previous output (base/output_dir.h).
   StagedDir tmp(out);
   check_space(tmp, r.bytes);
-  say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}) into {}: the base's {} layers widened to {} "
-                  "dims {:.2f} G, the {} {:.2f} G, the GPU's {} layers ({} dims) {:.2f} G",
-                  list.size(), r.parameters / 1e9, r.bytes / 1e9, engine::dtype_name(r.dtype), out.string(),
+  say(fmt::format("writing {} tensors, {:.2f} G parameters, {:.2f} GB ({}; about {:.2f} GB on disk, where blocks of "
+                  "zeros are holes) into {}: the base's {} layers widened to {} dims {:.2f} G, the {} {:.2f} G, the "
+                  "GPU's {} layers ({} dims) {:.2f} G",
+                  list.size(), r.parameters / 1e9, r.bytes / 1e9, engine::dtype_name(r.dtype), disk.total / 1e9,
+                  out.string(),
                   p.merged.num_hidden_layers - p.gpu_layers, p.merged.hidden_size,
                   (r.parameters - vocab - gpu_layers) / 1e9,
                   p.merged.tie_word_embeddings ? "tied embedding and head" : "embedding and head", vocab / 1e9,
                   p.gpu_layers, p.gpu_hidden, gpu_layers / 1e9));
-  int64_t done = 0;
   try {
-    engine::write_safetensors_dir(tmp.path(), streamed(list, r.dtype, r.bytes, done, o), o.max_shard_bytes);
+    engine::write_safetensors_dir(tmp.path(), streamed(list, r.dtype, estimate, disk, o), o.max_shard_bytes);
     write_side_files(base, tmp.path(), r);
   } catch (const Error& e) {
     fail("{}{}", e.what(), fs::exists(tmp.out()) ? fmt::format(" (the previous output in {} is kept)", tmp.out()) : "");
   }
   tmp.commit();
+  r.disk_bytes = disk.done;
   say(fmt::format("wrote {}: {} layers ({} GPU + {} base), hidden {}, vocabulary {} ({} GPU tokens)", out.string(),
                   p.merged.num_hidden_layers, p.gpu_layers, p.merged.num_hidden_layers - p.gpu_layers,
                   p.merged.hidden_size, p.merged.vocab_size, r.gpu_tokens));

@@ -21,6 +21,8 @@ struct BuildOptions {
   std::optional<engine::DType> dtype;          // of the matmul weights; default the base's
   size_t max_shard_bytes = size_t{4} << 30;   // safetensors shards (HF's index past one)
   // Called as bytes are written (done, total) and once per step with a line to show.
+  // The bytes are those the checkpoint's safetensors take on disk (its 4 KiB blocks of zeros
+  // are holes): done exact, total estimated for the tensors not yet written.
   std::function<void(int64_t done, int64_t total)> progress;
   std::function<void(const std::string&)> say;
 };
@@ -31,6 +33,7 @@ struct BuildReport {
   bool multimodal = false;    // the base was the multimodal wrapper: its text model was kept
   int64_t parameters = 0;     // of the merged checkpoint
   int64_t bytes = 0;          // its safetensors data
+  int64_t disk_bytes = 0;     // of its safetensors files on disk (headers too; blocks of zeros are holes)
   int gpu_tokens = 0;         // added to the tokenizer as special tokens
 };
 
