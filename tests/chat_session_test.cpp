@@ -275,14 +275,39 @@ TEST(ChatCli, AskAndEvalWithAScriptedLanguageSide) {
   EXPECT_NE(gpu_only.err.find("is the GPU-only model: it has no language model"), std::string::npos) << gpu_only.err;
 }
 
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
 TEST(ChatCli, PlainChatRunsCommandsFromStdin) {
-  TempFile in("/kernels\n/run sum --block 4 --arg 'values=[4,5,6]' --arg 'out=[0]' --arg n=3\nhello\n/quit\n");
+  TempFile in("/kernels\n/run sum --block 4 --arg 'values=[4,5,6]' --arg 'out=[0]' --arg n=3\nhello\n"
+              "/run sort --arg 'values=[5,3,9,1]'\n/quit\n");
   test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 < " + in.path.string());
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("the GPU-only model"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ready-made kernels"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("launch sum ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("error: this is the GPU-only model"), std::string::npos) << r.out;
+  // A ready-made kernel in its tool's form: its summary and its panel once each.
+  EXPECT_EQ(occurrences(r.out, "launch sort (kernels/library/sort.cu): "), 1) << r.out;
+  EXPECT_EQ(occurrences(r.out, "qgpu sort  grid"), 1) << r.out;
+}
+
+// A turn's tool call in --plain: the launch's summary once, its result once (not again as
+// the array the tool reads it from), then the panel and the answer.
+TEST(ChatCli, PlainChatShowsAToolCallsResultOnce) {
+  TempFile s(script({{{"when", "<tool_response>"}, {"reply", "The dot product is {{result}}."}},
+                     {{"when", "dot product"}, {"reply", call("dot", {{"a", {1, 2, 3}}, {"b", {4, 5, 6}}})}}}));
+  TempFile in("What is the dot product of [1,2,3] and [4,5,6]?\n");
+  test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 gpu --script " + s.path.string() + " < " + in.path.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(occurrences(r.out, "[qgpu] launch dot (kernels/library/dot.cu): "), 1) << r.out;
+  EXPECT_EQ(occurrences(r.out, "\n[qgpu]   a = [1, 2, 3]\n[qgpu]   b = [4, 5, 6]\n[qgpu]   result: {\"result\": 32}\n"), 1) << r.out;
+  EXPECT_EQ(occurrences(r.out, "[32]"), 0) << r.out;
+  EXPECT_EQ(occurrences(r.out, "qgpu dot  grid"), 1) << r.out;
+  EXPECT_NE(r.out.find("The dot product is 32."), std::string::npos) << r.out;
 }
 
 }  // namespace
