@@ -238,8 +238,10 @@ struct DiskBytes {
       at = next;
     }
   }
-  // What a progress line shows: done never reaches the total before the last tensor's end.
-  int64_t shown_total() const { return std::max(total, done); }
+  // The total a progress line shows while tensors are written: above done, so the bar ends
+  // only with the last tensor (build_merged then reports done of done), even where a tensor
+  // wrote more than its estimate.
+  int64_t shown_total() const { return std::max(total, done + 1); }
 };
 
 // The blocks of s (as if it began a block) that its parts can make nonzero: the base's
@@ -402,6 +404,7 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
                   p.gpu_layers, p.gpu_hidden, gpu_layers / 1e9));
   try {
     engine::write_safetensors_dir(tmp.path(), streamed(list, r.dtype, estimate, disk, o), o.max_shard_bytes);
+    if (o.progress) o.progress(disk.done, disk.done);
     write_side_files(base, tmp.path(), r);
   } catch (const Error& e) {
     fail("{}{}", e.what(), fs::exists(tmp.out()) ? fmt::format(" (the previous output in {} is kept)", tmp.out()) : "");
