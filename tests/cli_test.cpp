@@ -1,12 +1,14 @@
 // The `qgpu` binary, driven as a user would: every example runs to its expected outputs,
 // errors go to stderr with a non-zero exit, `qgpu isa --markdown` is what docs/isa.md
 // embeds, and `--dump=asm` prints a program that assembles back to itself.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,7 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "gpu/isa.h"
 #include "gpu/program.h"
+#include "gpu/vocab.h"
 
 namespace qgpu {
 namespace {
@@ -226,6 +230,34 @@ TEST(Cli, IsaMarkdownIsTheGeneratedPartOfTheDocs) {
                    "markers. First difference, generated line "
                 << i + 1 << ":\n  docs/isa.md: " << (i < have.size() ? have[i] : "(end)")
                 << "\n  qgpu isa:    " << (i < want.size() ? want[i] : "(end)");
+}
+
+// Plain `qgpu isa` prints what its --help promises: the machine constants, every op, and the
+// token vocabulary's families with their id ranges (it printed the ops only).
+TEST(Cli, IsaPrintsConstantsOpsAndVocabulary) {
+  Result help = qgpu("isa --help");
+  EXPECT_NE(help.out.find("machine constants, ops, special registers and token vocabulary"), std::string::npos)
+      << help.out;
+  Result r = qgpu("isa");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  auto has_line = [&](const std::string& start, const std::string& end) {
+    return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+      return l.starts_with(start) && l.ends_with(end);
+    });
+  };
+  EXPECT_TRUE(has_line("Machine constants", "")) << r.out;
+  EXPECT_TRUE(has_line("  lanes per warp ", " " + std::to_string(kLanes))) << r.out;
+  EXPECT_TRUE(has_line("  memory words ", " " + std::to_string(kMemWords))) << r.out;
+  for (const OpInfo& o : kOps) EXPECT_TRUE(has_line(fmt::format("  {} ", o.mnemonic), std::string(o.meaning))) << o.mnemonic;
+  for (const SpecialInfo& s : kSpecials) EXPECT_TRUE(has_line(fmt::format("  {} ", s.name), std::string(s.meaning))) << s.name;
+  EXPECT_TRUE(has_line(fmt::format("Token vocabulary: {} ids", vocab_size()), "")) << r.out;
+  EXPECT_TRUE(has_line("  begin  0 ", "start of a launch prompt; clears the machine")) << r.out;
+  for (const Family& f : kFamilies) {
+    const int first = family_offset(f.kind);
+    const std::string ids = f.size == 1 ? std::to_string(first) : fmt::format("{}..{}", first, first + f.size - 1);
+    EXPECT_TRUE(has_line(fmt::format("  {:<6} {} ", f.name, ids), std::string(f.meaning))) << f.name;
+  }
 }
 
 TEST(Cli, DumpAsmReassemblesToTheSameProgram) {

@@ -2,18 +2,16 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "gpu/isa.h"
 #include "gpu/isa_doc.h"
 
 namespace qgpu {
 
 void add_isa_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("isa", "Print the machine constants, ops and token vocabulary");
+  auto* cmd = app.add_subcommand("isa", "Print the machine constants, ops, special registers and token vocabulary");
   auto markdown = std::make_shared<bool>(false);
   cmd->add_flag("--markdown", *markdown, "Markdown tables (the generated part of docs/isa.md)");
   cmd->callback([markdown] {
-    if (*markdown) return fmt::print("{}", isa_markdown());
-    for (const OpInfo& o : kOps) fmt::print("{:<12} {}\n", o.mnemonic, o.meaning);
+    fmt::print("{}", *markdown ? isa_markdown() : isa_text());
   });
 }
 

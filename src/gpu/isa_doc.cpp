@@ -53,16 +53,17 @@ std::string_view stage_text(Stage s) {
   return "?";
 }
 
+constexpr std::pair<const char*, int> kConstantRows[] = {
+    {"lanes per warp", kLanes},          {"resident warps", kWarps},
+    {"registers per lane (r0..)", kRegs}, {"predicates per lane (p0..)", kPreds},
+    {"ROM blocks", kBlocks},              {"memory words", kMemWords},
+    {"threads per CUDA block", kMaxBlockThreads}, {"CUDA blocks per launch", kMaxGridBlocks},
+    {"smallest one-token value", kSmallMin},      {"largest one-token value", kSmallMax},
+};
+
 std::string constants() {
   std::string s = "| constant | value |\n|---|---|\n";
-  const std::pair<const char*, int> rows[] = {
-      {"lanes per warp", kLanes},          {"resident warps", kWarps},
-      {"registers per lane (r0..)", kRegs}, {"predicates per lane (p0..)", kPreds},
-      {"ROM blocks", kBlocks},              {"memory words", kMemWords},
-      {"threads per CUDA block", kMaxBlockThreads}, {"CUDA blocks per launch", kMaxGridBlocks},
-      {"smallest one-token value", kSmallMin},      {"largest one-token value", kSmallMax},
-  };
-  for (const auto& [name, v] : rows) s += fmt::format("| {} | {} |\n", name, v);
+  for (const auto& [name, v] : kConstantRows) s += fmt::format("| {} | {} |\n", name, v);
   return s;
 }
 
@@ -89,16 +90,43 @@ std::string families() {
   return s + fmt::format("\nVocabulary size: **{}** tokens.\n", vocab_size());
 }
 
+std::string field_codes() {
+  return fmt::format(
+      "Operand field codes: 0 none, 1..{} r0..r{}, {}..{} p0..p{}, then the specials above, "
+      "{} imm. Guard codes: 0 none, 1..{} @p0..@p{}, {}..{} @!p0..@!p{}.",
+      kRegs, kRegs - 1, kRegs + 1, kRegs + kPreds, kPreds - 1, kFieldCodes - 1, kPreds, kPreds - 1, kPreds + 1,
+      2 * kPreds, kPreds - 1);
+}
+
+// A family's token ids: "3..258", or "0" for a family of one.
+std::string id_range(const Family& f) {
+  const int first = family_offset(f.kind);
+  return f.size == 1 ? std::to_string(first) : fmt::format("{}..{}", first, first + f.size - 1);
+}
+
 }  // namespace
+
+std::string isa_text() {
+  std::string s = "Machine constants\n";
+  for (const auto& [name, v] : kConstantRows) s += fmt::format("  {:<28} {}\n", name, v);
+  s += "\nOps (mnemonic, operands, meaning)\n";
+  for (const OpInfo& o : kOps) s += fmt::format("  {:<12} {:<18} {}\n", o.mnemonic, form_text(o.form), o.meaning);
+  s += "\nSpecial registers (name, field code, meaning)\n";
+  for (const SpecialInfo& sp : kSpecials)
+    s += fmt::format("  {:<12} {:<4} {}\n", sp.name, field_code(special(sp.special)), sp.meaning);
+  s += "\n" + field_codes() + "\n";
+  s += fmt::format("\nToken vocabulary: {} ids (family, ids, stage, fields: meaning)\n", vocab_size());
+  for (const Family& f : kFamilies)
+    s += fmt::format("  {:<6} {:<12} {:<10} {}{}\n", f.name, id_range(f), stage_text(f.stage), f.fields,
+                     f.fields.empty() ? f.meaning : fmt::format(": {}", f.meaning));
+  return s;
+}
 
 std::string isa_markdown() {
   return fmt::format(
-      "### Machine constants\n\n{}\n### Ops\n\n{}\n### Special registers\n\n{}\n"
-      "Operand field codes: 0 none, 1..{} r0..r{}, {}..{} p0..p{}, then the specials above, "
-      "{} imm. Guard codes: 0 none, 1..{} @p0..@p{}, {}..{} @!p0..@!p{}.\n\n"
+      "### Machine constants\n\n{}\n### Ops\n\n{}\n### Special registers\n\n{}\n{}\n\n"
       "### Token families\n\n{}",
-      constants(), ops(), specials(), kRegs, kRegs - 1, kRegs + 1, kRegs + kPreds, kPreds - 1,
-      kFieldCodes - 1, kPreds, kPreds - 1, kPreds + 1, 2 * kPreds, kPreds - 1, families());
+      constants(), ops(), specials(), field_codes(), families());
 }
 
 }  // namespace qgpu
