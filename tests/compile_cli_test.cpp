@@ -59,6 +59,21 @@ TEST_F(CompileCli, JsonReport) {
   EXPECT_GT(j["tokens"].get<int>(), 0);
 }
 
+// --trace prints the records first, then what they computed: the summary line and the
+// arrays come last, where a terminal leaves them in view (they came before the records).
+TEST_F(CompileCli, TraceComesBeforeTheResults) {
+  Result plain = qgpu(run(kArgs));
+  Result traced = qgpu(run(kArgs + " --trace"));
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  ASSERT_EQ(traced.status, 0) << traced.err;
+  ASSERT_TRUE(traced.out.ends_with(plain.out)) << traced.out;
+  const std::string records = traced.out.substr(0, traced.out.size() - plain.out.size());
+  EXPECT_TRUE(records.starts_with("  sched w0 b0 ")) << records;
+  EXPECT_TRUE(records.ends_with("  end\n")) << records;
+  EXPECT_TRUE(plain.out.starts_with("prefix: grid 2x1, block 4x1, 1 wave; ")) << plain.out;
+  EXPECT_TRUE(plain.out.ends_with("  out = 1 5 14 30 55 91 0 0\n  n = 6\n")) << plain.out;
+}
+
 TEST_F(CompileCli, EveryOptLevelGivesTheSameOutputs) {
   for (const char* level : {"1", "2", "3", "s", "z"}) {
     Result r = qgpu(run(kArgs + " --json -O " + level));

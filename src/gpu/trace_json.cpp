@@ -65,22 +65,11 @@ nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, con
   return j;
 }
 
-std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records) {
-  std::string s = fmt::format("{}: grid {}x{}, block {}x{}, {} wave{}; {} records ({} steps), "
-                              "{} prompt tokens\n",
-                              p.kernel, l.grid_x, l.grid_y, l.block_x, l.block_y, wave_count(l),
-                              wave_count(l) == 1 ? "" : "s", t.records.size(), count_steps(t),
-                              t.prompt.size());
-  for (const Array& a : p.arrays) {
-    std::vector<uint32_t> v = read_array(t.final, a);
-    s += fmt::format("  {} =", a.name);
-    if (a.elem_bytes != 4)
-      for (int64_t x : array_elements(a, v)) s += " " + std::to_string(x);
-    else
-      for (uint32_t x : v) s += " " + (a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
-    s += "\n";
-  }
-  if (!with_records) return s;
+namespace {
+
+// One line per record, steps indented under their sched; a float value gets its float.
+std::string records_text(const Program& p, const Trace& t) {
+  std::string s;
   bool float_step = false;  // the step's d is a float (the compiler's type): values get a note
   uint32_t bytes = 0;       // a 4-byte value in flight
   for (const Rec& r : t.records) {
@@ -98,6 +87,25 @@ std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool w
     if (float_step && r.kind == Tok::kTail) note = "   ; " + format_f32(bytes | static_cast<uint32_t>(r.x) << 24);
     if (float_step && r.kind == Tok::kSmall) note = "   ; " + format_f32(static_cast<uint32_t>(r.y));
     s += fmt::format("{}{}{}\n", top ? "  " : "      ", record_text(r), note);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records) {
+  std::string s = with_records ? records_text(p, t) : "";
+  s += fmt::format("{}: grid {}x{}, block {}x{}, {} wave{}; {} records ({} steps), {} prompt tokens\n", p.kernel,
+                   l.grid_x, l.grid_y, l.block_x, l.block_y, wave_count(l), wave_count(l) == 1 ? "" : "s",
+                   t.records.size(), count_steps(t), t.prompt.size());
+  for (const Array& a : p.arrays) {
+    std::vector<uint32_t> v = read_array(t.final, a);
+    s += fmt::format("  {} =", a.name);
+    if (a.elem_bytes != 4)
+      for (int64_t x : array_elements(a, v)) s += " " + std::to_string(x);
+    else
+      for (uint32_t x : v) s += " " + (a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
+    s += "\n";
   }
   return s;
 }

@@ -24,7 +24,8 @@ nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, con
 // An array's elements as --json writes them: a float array's as f32_json (numbers that read
 // back to the same float, or "inf", "-inf", "nan"), the others as signed 32-bit integers.
 nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& words);
-// A short readable summary; with_records adds one line per record, steps indented.
+// A short readable summary and every array's contents; with_records puts one line per
+// record before them, steps indented (the results stay last, in view).
 std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool with_records);
 
 }  // namespace qgpu
