@@ -55,7 +55,9 @@ void run_kernel(const RunArgs& r) {
   CompiledKernel k = compile_cuda(source, compile_options(r));
   if (!r.dump.empty()) return dump(k, r.dump);
   const Program& p = k.program;
-  ReportOptions report{.engine = r.engine, .dtype = r.dtype.empty() ? "f32" : r.dtype, .outputs = k.outputs, .with_records = r.trace};
+  // The interpreter has no dtype (it is the spec: exact integers and binary32); a model run
+  // reports the dtype it ran in (run_on_model).
+  ReportOptions report{.engine = r.engine, .outputs = k.outputs, .with_records = r.trace};
   if (r.engine == "model" && !r.check)
     return run_on_model({r.model, r.dtype, r.rounding, r.json}, p, p.launch, report, r.max_records);
   Trace t = run(p, p.launch, {.max_records = r.max_records});
@@ -79,7 +81,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--arg", r->args, "NAME=VALUE: a number for a scalar, [1,2,-3] for a pointer (its contents)");
   cmd->add_option("--engine", r->engine, "interp (the reference interpreter) or model");
   cmd->add_option("--dtype", r->dtype, "f32, bf16 or f16 (model engine; default: the checkpoint's own)");
-  cmd->add_flag("--json", r->json, "Print one JSON object: kernel, engine, dtype, outputs, tokens, ...");
+  cmd->add_flag("--json", r->json, "Print one JSON object: kernel, engine, dtype (--engine model), outputs, tokens, ...");
   cmd->add_flag("--trace", r->trace, "Print (or include in the JSON) every record");
   cmd->add_option("--dump", r->dump, "Print the program after a stage: ptx, ir, alloc or blocks");
   cmd->add_option("-O", r->opt, "clang optimisation level: s (default), z, 1, 2, 3");
