@@ -239,15 +239,18 @@ TEST(ChatGenerator, EngineGeneratorStreamsAndReusesItsState) {
   engine::Tokenizer tok = engine::load_tokenizer(d / "tokenizer.json");
   auto a = engine_generator(m, tok, {.max_tokens = 12, .threads = 1});
   std::string pieces;
-  std::string first = a->reply("<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n", [&](std::string_view p) {
-    pieces += p;
-    return true;
-  });
+  std::string first = a->reply(
+      "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n",
+      [&](std::string_view p) {
+        pieces += p;
+        return true;
+      },
+      {});
   EXPECT_EQ(pieces, first);
   const std::string next = "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n" + first + "<|im_end|>\n<|im_start|>user\nmore";
-  std::string continued = a->reply(next, [](std::string_view) { return true; });
+  std::string continued = a->reply(next, [](std::string_view) { return true; }, {});
   auto b = engine_generator(m, tok, {.max_tokens = 12, .threads = 1});
-  EXPECT_EQ(continued, b->reply(next, [](std::string_view) { return true; }));
+  EXPECT_EQ(continued, b->reply(next, [](std::string_view) { return true; }, {}));
 }
 
 TEST(ChatCli, AskAndEvalWithAScriptedLanguageSide) {

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
@@ -77,6 +79,24 @@ std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
   return l;
 }
 
+// A long prompt's reading, on stderr (stdout stays the answer, or --json's object): on a
+// terminal one line redrawn in place, else a line each quarter of the prompt and at its end.
+std::function<bool(const chat::Prefill&)> prefill_meter() {
+  const bool tty = isatty(2);
+  auto due = std::make_shared<int64_t>(0);  // the next plain line: when this many are read
+  return [tty, due](const chat::Prefill& p) {
+    if (p.total <= chat::kPrefillShown) return true;
+    const bool end = p.fed == p.total;
+    if (tty) {
+      fmt::print(stderr, "\r\033[K[qgpu] {}{}", chat::prefill_line(p), end ? "\n" : "");
+    } else if (end || p.fed >= *due) {
+      fmt::print(stderr, "[qgpu] {}\n", chat::prefill_line(p));
+      *due = end ? 0 : p.fed + p.total / 4;
+    }
+    return true;
+  };
+}
+
 chat::Session make_session(Loaded& l, const ChatArgs& a) {
   return chat::Session(l.model, l.text.get(), {.mode = chat::parse_mode(a.mode), .threads = 1});
 }
@@ -87,6 +107,7 @@ int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
   fmt::print("{}\n", greeting);
   std::optional<chat::PanelSnapshot> snap;
   chat::Events ev;
+  ev.on_prefill = prefill_meter();
   ev.on_text = [](std::string_view t) { return fmt::print("{}", t), std::fflush(stdout), true; };
   ev.on_notice = [](std::string_view t) { fmt::print("[qgpu] {}\n", t); };
   ev.on_launch_start = [&](const chat::LaunchReport& r) {
@@ -147,6 +168,7 @@ void ask_command(const ChatArgs& a) {
   std::unique_ptr<Loaded> l = load(a, true);
   chat::Session s = make_session(*l, a);
   chat::Events ev;
+  ev.on_prefill = prefill_meter();
   if (!a.json) {
     ev.on_notice = [](std::string_view t) { fmt::print(stderr, "[qgpu] {}\n", t); };
     ev.on_launch_end = [](const chat::LaunchReport& r) {

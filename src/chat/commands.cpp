@@ -45,7 +45,23 @@ CommandOutcome save(const Session& s, const std::vector<std::string>& words) {
   return {{fmt::format("saved the conversation and its launches to {}", words[1])}};
 }
 
+// 6112 -> "6,112".
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 }  // namespace
+
+std::string prefill_line(const Prefill& p) {
+  if (p.fed < p.total) return fmt::format("reading the prompt: {}/{} tokens", grouped(p.fed), grouped(p.total));
+  return fmt::format("read the prompt: {} tokens in {:.1f} s ({:.0f} tokens/s)", grouped(p.total), p.seconds,
+                     p.seconds > 0 ? static_cast<double>(p.total) / p.seconds : 0.0);
+}
 
 std::vector<std::string> help_lines() {
   return {

@@ -29,6 +29,13 @@ CommandOutcome run_command(Session& session, std::string_view line, const Events
 // from the other arrays: each number once).
 std::vector<std::string> launch_lines(const LaunchReport& r);
 
+// The language side reading a long prompt, in words: "reading the prompt: 2,048/6,112
+// tokens" while it reads, "read the prompt: 6,112 tokens in 14.9 s (410 tokens/s)" at its end.
+std::string prefill_line(const Prefill& p);
+// Front ends show prefill_line only for prompts longer than this (a shorter one is read
+// in about a second or less): the first turn's, which holds the system prompt.
+inline constexpr int64_t kPrefillShown = 256;
+
 // Splits a command line into words: spaces separate, '...' and "..." quote.
 std::vector<std::string> split_words(std::string_view line);
 

@@ -1,7 +1,8 @@
 // The two sides of the TextGenerator seam. engine_generator is the merged checkpoint's
 // own greedy (or sampled) generation: it keeps the recurrent state after the last reply
 // and, when the next prompt extends what it has fed (a tool response after a tool call),
-// feeds only the new tokens; otherwise it starts over. scripted_generator is the one fake
+// feeds only the new tokens; otherwise it starts over. It reads a prompt in chunks and
+// reports each (on_prefill): the first turn's system prompt is thousands of tokens. scripted_generator is the one fake
 // the tests use where no Qwen3.5 weights exist: replies come from a JSON script,
 //
 //   {"rules": [{"when": "sum of 12", "reply": "<tool_call>...</tool_call>"},
@@ -12,6 +13,7 @@
 // {{result}}, {{outputs}} and {{error}} are that field of the last tool response's JSON.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -65,14 +67,11 @@ class EngineGenerator : public TextGenerator {
     mask_ = engine::text_mask(m.config, &tok);
   }
 
-  std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece) override {
-    std::vector<int32_t> ids = tok_.encode(prompt);
-    std::span<const int32_t> fresh(ids);
-    if (fed_.size() < ids.size() && std::equal(fed_.begin(), fed_.end(), ids.begin())) {
-      fresh = fresh.subspan(fed_.size());
-    } else {
-      s_ = engine::make_state(m_.config);
-    }
+  std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece,
+                    const std::function<bool(const Prefill&)>& on_prefill) override {
+    const std::vector<int32_t> ids = tok_.encode(prompt);
+    const std::span<const int32_t> fresh = unread(ids);
+    const size_t kept = fed_.size();
     std::vector<int32_t> said;
     std::string text;  // valid UTF-8, up to the last whole character decoded so far
     size_t shown = 0;
@@ -88,8 +87,25 @@ class EngineGenerator : public TextGenerator {
       shown = text.size();
       return go_on;
     };
-    std::vector<int32_t> out = engine::generate(rt_, s_, fresh, g);
-    fed_ = std::move(ids);
+    bool read = true;  // false: on_prefill stopped the prompt after fed_ (s_ holds that much)
+    if (on_prefill) {
+      const auto start = std::chrono::steady_clock::now();
+      g.on_prefill = [&](int64_t fed, int64_t total) {
+        fed_.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(kept + static_cast<size_t>(fed)));
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return read = on_prefill({.fed = fed, .total = total, .seconds = seconds});
+      };
+    }
+    std::vector<int32_t> out;
+    try {
+      out = engine::generate(rt_, s_, fresh, g);
+    } catch (const std::exception&) {  // s_ is part-way through: the next reply starts over
+      s_ = engine::make_state(m_.config);
+      fed_.clear();
+      throw;
+    }
+    if (!read) return "";
+    fed_ = ids;
     fed_.insert(fed_.end(), out.begin(), out.end());
     text = valid_utf8(tok_.decode(said, /*skip_special=*/true));  // a cut last character too
     if (shown < text.size()) on_piece(std::string_view(text).substr(shown));
@@ -97,6 +113,16 @@ class EngineGenerator : public TextGenerator {
   }
 
  private:
+  // The part of ids not fed yet: what follows fed_ when ids extends it, else all of ids
+  // from a fresh state. The invariant: s_ is the state after fed_.
+  std::span<const int32_t> unread(const std::vector<int32_t>& ids) {
+    if (fed_.size() < ids.size() && std::equal(fed_.begin(), fed_.end(), ids.begin()))
+      return std::span<const int32_t>(ids).subspan(fed_.size());
+    s_ = engine::make_state(m_.config);
+    fed_.clear();
+    return ids;
+  }
+
   const engine::Model& m_;
   const engine::Tokenizer& tok_;
   GeneratorOptions o_;
@@ -118,7 +144,9 @@ class ScriptedGenerator : public TextGenerator {
     }
   }
 
-  std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece) override {
+  // No tokenizer, nothing to read: on_prefill is never called.
+  std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece,
+                    const std::function<bool(const Prefill&)>&) override {
     std::string_view last = prompt;
     if (size_t at = last.rfind("<|im_start|>user\n"); at != std::string_view::npos) last = last.substr(at);
     for (const auto& [when, reply] : rules_) {

@@ -105,10 +105,19 @@ std::string Session::generate(const Events& events) {
   if (options_.mode == Mode::normal) o.tools = library_tools();
   std::string prompt = engine::render_chat(messages_, o);
   bool stopped = false;
-  std::string reply = text_->reply(prompt, [&](std::string_view piece) {
-    stopped = events.on_text && !events.on_text(piece);
-    return !stopped;
-  });
+  std::function<bool(const Prefill&)> on_prefill;
+  if (events.on_prefill)
+    on_prefill = [&](const Prefill& p) {
+      stopped = !events.on_prefill(p);
+      return !stopped;
+    };
+  std::string reply = text_->reply(
+      prompt,
+      [&](std::string_view piece) {
+        stopped = events.on_text && !events.on_text(piece);
+        return !stopped;
+      },
+      on_prefill);
   if (stopped) fail("reply stopped (interrupted); the conversation keeps what came before it");
   return reply;
 }

@@ -35,12 +35,22 @@ enum class Mode { normal, advanced };
 Mode parse_mode(std::string_view text);  // "normal" | "advanced"; throws Error
 const char* mode_name(Mode m);
 
+// The language side reading its prompt before it replies: `fed` of `total` tokens, in
+// `seconds` so far. total counts what it has not read yet (a prompt that extends the last
+// one: what it adds), so the first turn's is about the whole system prompt.
+struct Prefill {
+  int64_t fed = 0, total = 0;
+  double seconds = 0;
+};
+
 // The seam between the chat and a language model: the assistant's reply to a rendered
 // prompt (the chat template's text, ending with the assistant's opening), streamed piece by
-// piece through on_piece (false stops generation). Returns the whole reply.
+// piece through on_piece (false stops generation); on_prefill (may be null) sees the prompt
+// read, chunk by chunk (false stops). Returns the whole reply.
 struct TextGenerator {
   virtual ~TextGenerator() = default;
-  virtual std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece) = 0;
+  virtual std::string reply(const std::string& prompt, const std::function<bool(std::string_view)>& on_piece,
+                            const std::function<bool(const Prefill&)>& on_prefill) = 0;
 };
 
 struct GeneratorOptions {
@@ -72,6 +82,7 @@ struct LaunchReport {
 };
 
 struct Events {
+  std::function<bool(const Prefill&)> on_prefill;           // the prompt read before a reply; false stops
   std::function<bool(std::string_view)> on_text;            // the reply, streamed; false stops it
   std::function<void(std::string_view)> on_notice;          // the host's lines: tool errors, retries
   std::function<void(const LaunchReport&)> on_launch_start;  // compiled, before the prompt is fed

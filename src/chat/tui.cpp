@@ -186,6 +186,13 @@ bool launch_token(Tui& t, const LaunchFeed& feed) {
 Events make_events(Tui& t) {
   Events e;
   auto open = std::make_shared<bool>(false);  // the assistant's reply is streaming into the last line
+  e.on_prefill = [&t](const Prefill& p) {  // a long prompt: tens of seconds before the first word
+    if (p.total > kPrefillShown) {
+      t.status = " " + prefill_line(p) + (p.fed < p.total ? "   Ctrl-C stops" : "");
+      draw(t);
+    }
+    return !g_interrupted;
+  };
   e.on_text = [&t, open](std::string_view text) {
     if (!*open) {
       if (!t.convo.back().empty()) t.convo.emplace_back();

@@ -27,6 +27,21 @@ int32_t argmax(const std::vector<float>& logits) {
   return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
+// The prompt in kPrefillChunk pieces when someone watches it (forward batches it the same
+// way), else in one call. False: on_prefill stopped it.
+bool feed_prompt(Runtime& rt, State& s, std::span<const int32_t> prompt, std::vector<float>& logits,
+                 const std::function<bool(int64_t, int64_t)>& on_prefill) {
+  if (!on_prefill) return rt.forward(s, prompt, logits), true;
+  const int64_t total = static_cast<int64_t>(prompt.size());
+  for (int64_t fed = 0; fed < total;) {
+    const int64_t n = std::min(kPrefillChunk, total - fed);
+    rt.forward(s, prompt.subspan(static_cast<size_t>(fed), static_cast<size_t>(n)), logits);
+    fed += n;
+    if (!on_prefill(fed, total)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 LogitMask text_mask(const Config& c, const Tokenizer* tok) {
@@ -80,7 +95,7 @@ std::vector<int32_t> generate(Runtime& rt, State& s, std::span<const int32_t> pr
   std::mt19937_64 rng(o.sampling.seed);
   std::vector<float> logits, work;
   std::vector<int32_t> out;
-  rt.forward(s, prompt, logits);
+  if (!feed_prompt(rt, s, prompt, logits, o.on_prefill)) return out;
   for (int n = 0; n < o.max_tokens && s.n_past < context; ++n) {
     work = logits;
     int32_t tok = sample_token(work, o.sampling, allowed, rng);

@@ -33,7 +33,15 @@ struct GenerateOptions {
   LogitMask mask;
   // Called after each generated token with its logits (before masking); false stops.
   std::function<bool(int32_t token, std::span<const float> logits)> on_token;
+  // Called as the prompt is read, after each kPrefillChunk tokens and at its end: tokens fed
+  // so far of the prompt's; false stops (generate returns no tokens, s holds the prompt's
+  // first `fed`). Null: the prompt is fed in one call. The same bits either way.
+  std::function<bool(int64_t fed, int64_t total)> on_prefill;
 };
+
+// Prompt tokens fed between two on_prefill calls: a multiple of the Runtime's default
+// max_batch (64), so the chunks are the batches forward makes anyway.
+inline constexpr int64_t kPrefillChunk = 256;
 
 // The tokens text generation may say: not a merged checkpoint's GPU tokens, and (with a
 // tokenizer) not the padding rows past what the tokenizer spells (Qwen3.5 pads its
@@ -46,7 +54,8 @@ int32_t sample_token(std::vector<float>& logits, const SamplingOptions& o,
 
 // Feeds prompt (>= 1 token) from state s and generates up to max_tokens; returns the
 // generated tokens (including a stop token that ended it). Every generated token is fed
-// back before returning, so s is the state after prompt + all returned tokens.
+// back before returning, so s is the state after prompt + all returned tokens (unless
+// on_prefill stopped it).
 std::vector<int32_t> generate(Runtime& rt, State& s, std::span<const int32_t> prompt,
                               const GenerateOptions& o);
 
