@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "chat/assets.h"
 #include "chat/eval.h"
 #include "chat/library.h"
 #include "gpu/isa.h"
@@ -153,6 +154,15 @@ TEST(DocNumbers, EveryMarkedFigureIsTheCodes) {
     EXPECT_NEAR(value, rounded, step * 1e-6) << c.where << ": \"" << c.text << "\" for " << c.name << ", but the code says "
                                              << fmt::format("{:.0f}", it->second) << "; correct the document";
   }
+}
+
+// docs/cuda-reference.md is also advanced mode's system prompt: the markers are stripped
+// when it is embedded (cmake/embed_files.cmake), the figures kept.
+TEST(DocNumbers, TheSystemPromptHasNoMarkers) {
+  const std::string_view prompt = chat::chat_asset("docs/cuda-reference.md");
+  EXPECT_EQ(prompt.find("<!--n:"), std::string_view::npos);
+  EXPECT_NE(prompt.find("126 words of 32 bits"), std::string_view::npos);
+  EXPECT_NE(test_util::read_file(kRoot / "docs" / "cuda-reference.md").find("<!--n:"), std::string::npos);
 }
 
 TEST(DocNumbers, FiguresParseAtTheirPrecision) {
