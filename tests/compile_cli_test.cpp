@@ -105,6 +105,36 @@ TEST_F(CompileCli, DumpPtx) {
   EXPECT_NE(r.out.find("%tid.x"), std::string::npos) << r.out;
 }
 
+// A kernel the machine refuses (a double): the error names the CUDA line, and the PTX line it
+// cites is that instruction's line in --dump=ptx, which prints the PTX even though the
+// later stages refuse it (it named FILE.cu.ptx:LINE:COL, a file that does not exist, and
+// --dump=ptx failed with the same error).
+TEST(CompileCliErrors, ErrorNamesTheCudaLineAndDumpPtxShowsThePtxLine) {
+  TempFile cu{"extern \"C\" __global__ void k(double* a){ a[threadIdx.x] *= 2.0; }\n", ".cu"};
+  const std::string run = "run '" + cu.path.string() + "' --arg 'a=[1,2,3,4]'";
+  Result r = qgpu(run);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  const std::string head = "qgpu: error: " + cu.path.string() + ":1:57: unsupported instruction 'ld.global.f64': ";
+  ASSERT_TRUE(r.err.starts_with(head)) << r.err;
+  EXPECT_EQ(r.err.find(".ptx"), std::string::npos) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("\n  PTX line (\\d+) \\(see --dump=ptx\\): (ld\\.global\\.f64 [^\\n]*)\n")))
+      << r.err;
+  Result ptx = qgpu(run + " --dump=ptx");
+  ASSERT_EQ(ptx.status, 0) << ptx.err;
+  const std::vector<std::string> lines = [&] {
+    std::vector<std::string> out;
+    std::istringstream in(ptx.out);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  }();
+  const size_t n = std::stoul(m[1]);
+  ASSERT_LE(n, lines.size());
+  std::string instr = std::regex_replace(lines[n - 1], std::regex("\\s+"), " ");
+  EXPECT_EQ(instr, " " + m[2].str()) << lines[n - 1];
+}
+
 // IR: numbered machine ops over PTX's registers; after allocation, over r0..r23 and p0..p3.
 TEST_F(CompileCli, DumpIrAndAlloc) {
   Result ir = qgpu(run(kArgs + " --dump=ir"));

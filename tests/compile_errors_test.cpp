@@ -1,10 +1,13 @@
 // What the compiler rejects, and exactly what it says: every unsupported construct of
 // ptx.md §6 (floats, 64-bit values, local memory and -O0, 8/16-bit data, vectors, warp
 // intrinsics, printf), the machine's limits (registers, memory words, ROM blocks), the
-// launch arguments and kernel choice, and the clang driver. Diagnostics are
-// "FILE.cu.ptx:LINE:COL: message", the PTX line (tabs shown as spaces) and a caret; all
-// problems of a kernel come in one error. For clang's PTX the expected lines are found in
-// the PTX itself, so the tests do not depend on the clang version.
+// launch arguments and kernel choice, and the clang driver. A diagnostic points at the CUDA
+// line behind the PTX instruction (clang's .loc directives): "FILE.cu:LINE:COL: message",
+// the CUDA line (tabs shown as spaces) and a caret, then "PTX line N (see --dump=ptx): " and
+// the instruction; where no .loc names a line of the file (hand-written PTX), "PTX line N
+// (see --dump=ptx): message", the PTX line and a caret. All problems of a kernel come in one
+// error. For clang's PTX the expected PTX lines and columns are found in the PTX itself
+// (the CUDA line is the test's), so the tests do not depend on the clang version.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -66,13 +69,13 @@ std::string ptx_error(std::string_view ptx, std::string_view source, const Compi
 
 // A CUDA kernel compiled with clang: its PTX and the error compiling it gives.
 struct CudaResult {
-  std::string file, ptx, error = "no error";
+  std::string file, source, ptx, error = "no error";
 };
 
 CudaResult compile_error(std::string_view source, const std::vector<std::string>& args,
                          const std::string& opt = "-Os", const std::string& kernel = "") {
   TempCu cu(source);
-  CudaResult r{cu.path.string()};
+  CudaResult r{cu.path.string(), std::string(source)};
   CompileOptions o = options(r.file, args, kernel);
   o.opt_level = opt;
   r.ptx = compile_to_ptx(r.file, opt);
@@ -80,10 +83,21 @@ CudaResult compile_error(std::string_view source, const std::vector<std::string>
   return r;
 }
 
-// The diagnostic format, spelled out: location, message, the line and a caret under col.
-std::string diag(const std::string& file, int line, int col, const std::string& message, std::string src) {
+// The diagnostic at a PTX line no .loc maps to the CUDA file, spelled out: the PTX line,
+// the message, the line and a caret under col.
+std::string diag(int line, int col, const std::string& message, std::string src) {
   std::replace(src.begin(), src.end(), '\t', ' ');
-  return fmt::format("{}:{}:{}: {}\n  {}\n  {}^", file, line, col, message, src, std::string(col - 1, ' '));
+  return fmt::format("PTX line {} (see --dump=ptx): {}\n  {}\n  {}^", line, message, src, std::string(col - 1, ' '));
+}
+
+// The diagnostic at CUDA line:col (col 0: the line only), behind PTX line ptx_line (text
+// `instr`, its blanks collapsed).
+std::string cuda_diag(const std::string& file, const std::string& source_line, int line, int col,
+                      const std::string& message, int ptx_line, const std::string& instr) {
+  const std::string where = col > 0 ? fmt::format("{}:{}:{}: {}\n  {}\n  {}^", file, line, col, message, source_line,
+                                                  std::string(col - 1, ' '))
+                                    : fmt::format("{}:{}: {}\n  {}", file, line, message, source_line);
+  return fmt::format("{}\n  PTX line {} (see --dump=ptx): {}", where, ptx_line, instr);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -93,21 +107,35 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// The words of a line, split at blanks.
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> out;
+  std::istringstream in(line);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
 // One expected diagnostic per PTX instruction line starting with `opcode` (after the
-// indent), at the opcode, or at `at` in the lines that have it: (line, text).
+// indent), at CUDA line `cuda_line`: the line of the `.loc` before it, whose column it
+// takes: (PTX line, text).
 using Diags = std::vector<std::pair<int, std::string>>;
 
-void expect_at(Diags& out, const CudaResult& r, const std::string& opcode, const std::string& message,
-               const std::string& at = "") {
-  std::vector<std::string> lines = lines_of(r.ptx);
+void expect_at(Diags& out, const CudaResult& r, const std::string& opcode, const std::string& message, int cuda_line) {
+  const std::vector<std::string> lines = lines_of(r.ptx), source = lines_of(r.source);
   int found = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
-    size_t start = lines[i].find_first_not_of(" \t");
-    if (start == std::string::npos || lines[i].compare(start, opcode.size(), opcode) != 0) continue;
-    size_t col = at.empty() ? start : lines[i].find(at);
-    if (col == std::string::npos) continue;
-    int line = static_cast<int>(i + 1);
-    out.emplace_back(line, diag(r.file + ".ptx", line, static_cast<int>(col + 1), message, lines[i]));
+    const std::vector<std::string> w = words(lines[i]);
+    if (w.empty() || !w[0].starts_with(opcode)) continue;
+    size_t loc = i;
+    while (loc > 0 && !lines[loc - 1].starts_with("\t.loc\t")) --loc;
+    ASSERT_GT(loc, 0u) << "no .loc before PTX line " << i + 1 << " in\n" << r.ptx;
+    const std::vector<std::string> l = words(lines[loc - 1]);  // .loc FILE LINE COL
+    EXPECT_NE(r.ptx.find(fmt::format(".file\t{} \"{}\"", l[1], r.file)), std::string::npos) << lines[loc - 1];
+    EXPECT_EQ(std::stoi(l[2]), cuda_line) << lines[loc - 1];
+    std::string instr;
+    for (const std::string& x : w) instr += (instr.empty() ? "" : " ") + x;
+    out.emplace_back(i + 1, cuda_diag(r.file, source.at(cuda_line - 1), cuda_line, std::stoi(l[3]), message,
+                                      static_cast<int>(i + 1), instr));
     ++found;
   }
   EXPECT_GT(found, 0) << "no '" << opcode << "' in\n" << r.ptx;
@@ -184,7 +212,7 @@ void expect_rejected(const std::vector<std::string>& lines, const std::vector<Re
     ASSERT_NE(it, lines.end()) << r.line;
     int line = kFirstLine + static_cast<int>(it - lines.begin());
     int col = 5 + static_cast<int>(r.at.empty() ? 0 : r.line.find(r.at));
-    expected.push_back(diag("k.cu.ptx", line, col, r.message, "    " + r.line));
+    expected.push_back(diag(line, col, r.message, "    " + r.line));
   }
   expected.insert(expected.end(), trailing.begin(), trailing.end());
   std::string all;
@@ -300,17 +328,63 @@ TEST(CompileErrors, SeveralProblemsInOneMessage) {
   std::string ptx(kHead);
   ptx += "    add.f64 %rd1, %rd2, %rd3;\n\tdiv.s64 %rd3, %rd2, 4;\n    ret;\n}\n";
   EXPECT_EQ(ptx_error(ptx, kSignature, options("k.cu", {"out=[0]", "x=1"})),
-            "k.cu.ptx:21:5: unsupported instruction 'add.f64': double is not supported: the machine's floating "
-            "point is binary32 (write float, 1.5f, sqrtf)\n"
+            "PTX line 21 (see --dump=ptx): unsupported instruction 'add.f64': double is not supported: the "
+            "machine's floating point is binary32 (write float, 1.5f, sqrtf)\n"
             "      add.f64 %rd1, %rd2, %rd3;\n"
             "      ^\n"
-            "k.cu.ptx:22:2: unsupported instruction 'div.s64': division on 64-bit values is not supported "
-            "(long long arithmetic; addresses are fine)\n"
+            "PTX line 22 (see --dump=ptx): unsupported instruction 'div.s64': division on 64-bit values is not "
+            "supported (long long arithmetic; addresses are fine)\n"
             "   div.s64 %rd3, %rd2, 4;\n"
             "   ^");
 }
 
-// ---- CUDA kernels through clang: the diagnostics point into clang's PTX.
+// The line directives clang writes with -gline-directives-only, by hand: a `.loc` of the
+// compiled file gives the CUDA line and column (0: the line only); one of another file (a
+// header) or of line 0 (code clang gives no line) leaves the PTX line. The directives and
+// the empty .debug_loc section are not instructions: the kernel parses as without them.
+TEST(CompileErrors, LineDirectivesPointAtTheCudaLine) {
+  std::string ptx(kHead);
+  for (const char* line : {"\t.loc\t1 3 17", "    add.f64 %rd1, %rd2, %rd3;", "\t.loc\t2 10 3", "    add.f64 %rd4, %rd2, %rd3;",
+                           "\t.loc\t1 0 0", "    add.f64 %rd5, %rd2, %rd3;", "\t.loc\t1 2 0", "    add.f64 %rd6,  %rd2, %rd3;",
+                           "    ret;", "}", "\t.section\t.debug_loc\t{\t}", "\t.file\t1 \"k.cu\"",
+                           "\t.file\t2 \"/usr/include/header.h\""})
+    ptx += std::string(line) + "\n";
+  const std::string source = "extern \"C\" __global__ void k(int *out, int x) {\n  double d = x;\n\tout[0] = (int)(d + d);\n}\n";
+  const std::string why = unsupported("add.f64", std::string(kNoDouble));
+  EXPECT_EQ(ptx_error(ptx, source, options("k.cu", {"out=[0]", "x=1"})),
+            "k.cu:3:17: " + why + "\n"
+            "   out[0] = (int)(d + d);\n"
+            "                  ^\n"
+            "  PTX line 22 (see --dump=ptx): add.f64 %rd1, %rd2, %rd3;\n" +
+            diag(24, 5, why, "    add.f64 %rd4, %rd2, %rd3;") + "\n" +
+            diag(26, 5, why, "    add.f64 %rd5, %rd2, %rd3;") + "\n"
+            "k.cu:2: " + why + "\n"
+            "    double d = x;\n"
+            "  PTX line 28 (see --dump=ptx): add.f64 %rd6, %rd2, %rd3;");
+  // Without the rejected lines the same text compiles: the directives are not the parser's.
+  std::string fine(kHead);
+  fine += "\t.loc\t1 3 17\n    st.global.u32 [%rd2], %r2;\n    ret;\n}\n\t.section\t.debug_loc\t{\t}\n\t.file\t1 \"k.cu\"\n";
+  EXPECT_EQ(ptx_error(fine, source, options("k.cu", {"out=[0]", "x=1"})), "no error");
+  // A syntax error (PTX the parser does not know) names the PTX line the same way.
+  EXPECT_EQ(ptx_error(std::string(kHead) + "    .bogus 1;\n    ret;\n}\n", source, options("k.cu", {"out=[0]", "x=1"})),
+            diag(21, 5, "unknown directive '.bogus'", "    .bogus 1;"));
+}
+
+// ---- CUDA kernels through clang: the diagnostics point at the CUDA line behind clang's PTX.
+
+// A double, which clang accepts and the machine lacks: each of its three instructions is
+// named at the CUDA line and column clang gives it (not at a file FILE.cu.ptx, which does
+// not exist), with its PTX line.
+TEST(CompileErrors, DoubleKernelPointsAtTheCudaLine) {
+  CudaResult r = compile_error(R"(extern "C" __global__ void k(double* a){ a[threadIdx.x] *= 2.0; }
+)", {"a=[1,2,3,4]"});
+  Diags want;
+  for (const char* op : {"ld.global.f64", "add.f64", "st.global.f64"})
+    expect_at(want, r, op, unsupported(op, std::string(kNoDouble)), 1);
+  EXPECT_EQ(r.error, joined(want));
+  EXPECT_TRUE(r.error.starts_with(r.file + ":1:57: unsupported instruction 'ld.global.f64'")) << r.error;  // at *=
+  EXPECT_EQ(r.error.find(".ptx"), std::string::npos) << r.error;
+}
 
 // A float kernel that needs what the machine lacks: fast math's approximate division.
 TEST(CompileErrors, FastMathKernel) {
@@ -321,7 +395,7 @@ extern "C" __global__ void ratio(float *y, const float *x, int n) {
 }
 )", {"y=[1,2,3,4]", "x=[1,2,3,4]", "n=4"});
   Diags want;
-  expect_at(want, r, "div.approx.f32", unsupported("div.approx.f32", kApprox));
+  expect_at(want, r, "div.approx.f32", unsupported("div.approx.f32", kApprox), 4);
   EXPECT_EQ(r.error, joined(want));
 }
 
@@ -333,7 +407,7 @@ extern "C" __global__ void lldiv(long long *a, long long d, int *out) {
 }
 )", {"a=[1,2,3,4,5,6,7,8]", "d=3", "out=[0,0,0,0]"});
   Diags want;
-  expect_at(want, r, "div.s64", unsupported("div.s64", breaks64("division")));  // a[t] < d is exact
+  expect_at(want, r, "div.s64", unsupported("div.s64", breaks64("division")), 4);  // a[t] < d is exact
   EXPECT_EQ(r.error, joined(want));
 }
 
@@ -351,7 +425,7 @@ extern "C" __global__ void warp(int *out) {
 }
 )", {"out=[0,0,0,0]"});
   Diags want;
-  for (const char* op : {"vote.ballot.b32", "shfl.idx.b32"}) expect_at(want, r, op, unsupported(op, kWarp));
+  for (const char* op : {"vote.ballot.b32", "shfl.idx.b32"}) expect_at(want, r, op, unsupported(op, kWarp), 4);
   EXPECT_EQ(r.error, joined(want));
 }
 
@@ -378,7 +452,7 @@ extern "C" __global__ void vecadd(const int *a, int *c, int n) {
 }
 )", {"a=[1,2,3,4]", "c=[0,0,0,0]", "n=4"}, "-O0");
   Diags want;
-  expect_at(want, r, "st.u64", unsupported("st.u64", kMem64));  // pointers kept on the stack
+  expect_at(want, r, "st.u64", unsupported("st.u64", kMem64), 2);  // pointers kept on the stack: at entry
   EXPECT_EQ(r.error, joined(want) + "\n" + kOptLevelZero);
   EXPECT_NE(r.error.find("-O0"), std::string::npos);
 }
@@ -393,7 +467,7 @@ extern "C" __global__ void hello(int *out) {
 )", {"out=[0,0,0,0]"});
   Diags want;  // its arguments' local buffer is placed like a local array; the call is the problem
   expect_at(want, r, "call.uni", unsupported("call.uni", "'vprintf' has no body here (printf, malloc and "
-                                                         "other library calls are not supported)"));
+                                                         "other library calls are not supported)"), 4);
   EXPECT_EQ(r.error, joined(want));
 }
 

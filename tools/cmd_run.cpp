@@ -40,7 +40,6 @@ CompileOptions compile_options(const RunArgs& r) {
 }
 
 void dump(const CompiledKernel& k, const std::string& what) {
-  if (what == "ptx") return fmt::print("{}", k.ptx);
   if (what == "ir") return fmt::print("{}", ir_dump(k.ir));
   if (what == "alloc") return fmt::print("{}", ir_dump(k.allocated));
   if (what == "blocks") return fmt::print("{}", disassemble(k.program));
@@ -52,6 +51,8 @@ void run_kernel(const RunArgs& r) {
   if (!r.dtype.empty() && r.dtype != "f32" && r.dtype != "bf16" && r.dtype != "f16")
     fail("--dtype {}: expected f32, bf16 or f16", r.dtype);
   std::string source = read_text_file(r.file, kMaxSourceBytes, "CUDA source");
+  // The PTX is printed before the later stages run: their diagnostics name its lines.
+  if (r.dump == "ptx") return fmt::print("{}", compile_cuda_to_ptx(compile_options(r)));
   CompiledKernel k = compile_cuda(source, compile_options(r));
   if (!r.dump.empty()) return dump(k, r.dump);
   const Program& p = k.program;

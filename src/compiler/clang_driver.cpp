@@ -82,8 +82,8 @@ std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_le
   }
   std::string cmd = fmt::format(
       "{} -x cuda --cuda-device-only --cuda-gpu-arch=sm_75 -nocudainc -nocudalib "
-      "--cuda-path=/nonexistent --target=x86_64-unknown-linux-gnu {} -I {} -include qgpu_cuda.h "
-      "-S {} -o {} 2> {}",
+      "--cuda-path=/nonexistent --target=x86_64-unknown-linux-gnu {} -gline-directives-only -I {} "
+      "-include qgpu_cuda.h -S {} -o {} 2> {}",
       shell_quote(clang), opt_level, shell_quote((tmp.path / "include").string()),
       shell_quote(source), shell_quote(ptx.string()), shell_quote(err.string()));
   int status = std::system(cmd.c_str());

@@ -10,7 +10,8 @@ namespace qgpu {
 std::string find_clang();
 
 // Compiles one CUDA file to PTX text (device only, sm_75, no CUDA SDK, the shipped header
-// pre-included). clang's own diagnostics reach the user unchanged in the Error.
+// pre-included, with the line directives that say which CUDA line each instruction comes
+// from: ptx_lines.h). clang's own diagnostics reach the user unchanged in the Error.
 // `appended` is source text compiled after the file's (a template's instantiation): the
 // file is then #included by a wrapper, so its own #includes and line numbers stay its own.
 std::string compile_to_ptx(const std::string& cu_path, const std::string& opt_level, const std::string& appended = "");

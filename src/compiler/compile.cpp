@@ -24,6 +24,7 @@
 #include "compiler/lower_expand.h"
 #include "compiler/opt.h"
 #include "compiler/ptx.h"
+#include "compiler/ptx_lines.h"
 #include "compiler/ptx_ops.h"
 #include "compiler/regalloc.h"
 #include "gpu/f32.h"
@@ -425,8 +426,12 @@ std::vector<LowerEnv> shared_tries(const PtxModule& m, const PtxFunction& k, con
 CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const CompileOptions& o) {
   CompiledKernel out;
   out.ptx = std::string(ptx);
-  std::string ptx_file = o.file + ".ptx";
-  PtxModule m = parse_ptx(ptx, ptx_file);
+  // Diagnostics name the CUDA line behind a PTX line (clang's .loc directives), else the
+  // PTX line, as --dump=ptx prints it.
+  const PtxSourceMap lines = map_ptx_lines(ptx, o.file, source);
+  PtxModule m = parse_ptx(lines.ptx, [&](int line, int col, std::string_view message) {
+    return lines.diagnostic(line, col, message);
+  });
   const PtxFunction& k = select_kernel(m, o.kernel, o.file);
   const KernelName name = kernel_name(k.name);
   out.kernel = name.name;
@@ -438,7 +443,7 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
   for (const CudaParam& p : *params)
     if (p.pointer) out.outputs.push_back(p.name);
   Layout l = layout(m, k, source, *params, o);
-  l.env.file = ptx_file;
+  l.env.source = &lines;
   l.env.float_sequences = o.float_sequences;
   try {
     finish(out, m, k, l, o);
@@ -462,11 +467,15 @@ CompiledKernel compile_ptx(std::string_view ptx, std::string_view source, const 
 
 // A template kernel named with its arguments (--kernel 'reduce<int,16>') is instantiated
 // for the launch, as a launch of it in host code would: a reference to it after the file.
-CompiledKernel compile_cuda(std::string_view source, const CompileOptions& o) {
+std::string compile_cuda_to_ptx(const CompileOptions& o) {
   std::string instantiate;
   if (is_template_id(o.kernel))
     instantiate = fmt::format("static void *const __qgpu_launched_kernel = (void *)&{};\n", o.kernel);
-  std::string ptx = compile_to_ptx(o.file, o.opt_level, instantiate);
+  return compile_to_ptx(o.file, o.opt_level, instantiate);
+}
+
+CompiledKernel compile_cuda(std::string_view source, const CompileOptions& o) {
+  std::string ptx = compile_cuda_to_ptx(o);
   try {
     return compile_ptx(ptx, source, o);
   } catch (const Error& e) {

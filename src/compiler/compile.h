@@ -2,6 +2,7 @@
 // be printed with --dump=ptx|ir|alloc|blocks.
 //
 //   clang      .cu -> PTX text (a template launched: instantiated)   (clang_driver.h)
+//   lines      the CUDA line behind each PTX line, from clang's .loc  (ptx_lines.h)
 //   parse      PTX text -> syntax tree          (ptx.h)
 //   select     the kernel by its source name, its parameters     (kernel_names.h)
 //   layout     kernel arrays, module globals, __shared__ copies (static and dynamic), local
@@ -82,8 +83,12 @@ struct CompiledKernel {
   std::vector<std::string> outputs;    // pointer parameters, in order (their arrays)
 };
 
+// The first stage alone: the PTX clang makes of options.file (a template kernel instantiated
+// for the launch), the text --dump=ptx prints, also for a kernel the later stages refuse.
+std::string compile_cuda_to_ptx(const CompileOptions& options);
 // The whole pipeline from CUDA source text. Throws Error: clang's diagnostics unchanged,
-// or qgpu's own (file:line:col with the PTX line and a caret) for what the machine lacks.
+// or qgpu's own for what the machine lacks: file:line:col of the CUDA line behind the PTX
+// instruction, the line and a caret, then the PTX line (ptx_lines.h).
 CompiledKernel compile_cuda(std::string_view source, const CompileOptions& options);
 // The same from source text with no file of its own (a kernel a model wrote, an embedded
 // one): clang compiles a temporary copy, and diagnostics name options.file.

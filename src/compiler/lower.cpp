@@ -19,15 +19,15 @@
 #include <algorithm>
 
 #include "compiler/lower_internal.h"
+#include "compiler/ptx_lines.h"
 #include "compiler/ptx_ops.h"
 
 namespace qgpu {
 namespace lowering {
 
 void Lowerer::error(const PtxInstr& in, int col, const std::string& msg) {
-  std::string src = in.line >= 1 && in.line <= static_cast<int>(m_.lines.size()) ? m_.lines[in.line - 1] : "";
-  std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
-  errors_.push_back(diagnostic(env_.file, in.line, col ? col : in.col, msg, src));
+  CHECK(env_.source != nullptr);
+  errors_.push_back(env_.source->diagnostic(in.line, col ? col : in.col, msg));
 }
 
 void Lowerer::unsupported(const PtxInstr& in, std::string_view why) {

@@ -17,8 +17,10 @@ struct SharedPlacement {
   int words = 0;
 };
 
+struct PtxSourceMap;
+
 struct LowerEnv {
-  std::string file;                               // PTX file name for diagnostics
+  const PtxSourceMap* source = nullptr;           // for diagnostics: PTX line -> CUDA line (the caller's)
   std::map<std::string, int64_t> param_value;     // kernel .param name -> its array's byte address,
                                                   // or for a scalar the byte address of its word
   std::set<std::string> scalar_params;            // kernel .params loaded from their word
@@ -52,7 +54,8 @@ inline constexpr const char* kNoHighHalf =
     "supported here";
 
 // Lowers the kernel. Throws Error listing every unsupported instruction or operand, each
-// with the PTX line, a caret and the CUDA construct that likely produced it.
+// at the CUDA line behind it (env.source; else the PTX line), with a caret and the CUDA
+// construct that likely produced it.
 IrFunction lower_kernel(const PtxModule& m, const PtxFunction& kernel, const LowerEnv& env);
 
 }  // namespace qgpu

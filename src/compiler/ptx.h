@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,5 +85,9 @@ struct PtxModule {
 // Parses PTX text. Throws Error listing every syntax problem, each as
 // "file:line:col: message", the source line and a caret.
 PtxModule parse_ptx(std::string_view text, std::string_view file);
+// The same, each problem written by where(line, col, message) (compile_ptx: at the CUDA line
+// behind the PTX line, ptx_lines.h).
+using PtxWhere = std::function<std::string(int line, int col, std::string_view message)>;
+PtxModule parse_ptx(std::string_view text, const PtxWhere& where);
 
 }  // namespace qgpu

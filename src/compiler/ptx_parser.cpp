@@ -27,17 +27,12 @@
 namespace qgpu {
 namespace {
 
-// Collects diagnostics against the source lines.
+// Collects diagnostics, each written by `where`.
 struct Diagnostics {
-  std::string file;
-  std::vector<std::string> lines;
+  const PtxWhere& where;
   std::vector<std::tuple<int, int, std::string>> problems;  // line, col, whole diagnostic
 
-  void error(int line, int col, std::string_view message) {
-    std::string src = line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : "";
-    std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
-    problems.emplace_back(line, col, diagnostic(file, line, col, message, src));
-  }
+  void error(int line, int col, std::string_view message) { problems.emplace_back(line, col, where(line, col, message)); }
 
   // All diagnostics in source order, one after another.
   std::string joined() {
@@ -589,12 +584,21 @@ class Parser {
 
 }  // namespace
 
-PtxModule parse_ptx(std::string_view text, std::string_view file) {
-  Diagnostics diag{std::string(file), split_lines(text), {}};
+PtxModule parse_ptx(std::string_view text, const PtxWhere& where) {
+  Diagnostics diag{where, {}};
   PtxModule m = Parser(Lexer(text, diag).tokens(), diag).module();
   if (!diag.problems.empty()) throw Error(diag.joined());
-  m.lines = std::move(diag.lines);
+  m.lines = split_lines(text);
   return m;
+}
+
+PtxModule parse_ptx(std::string_view text, std::string_view file) {
+  const std::vector<std::string> lines = split_lines(text);
+  return parse_ptx(text, [&](int line, int col, std::string_view message) {
+    std::string src = line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : "";
+    std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
+    return diagnostic(file, line, col, message, src);
+  });
 }
 
 }  // namespace qgpu
