@@ -161,9 +161,9 @@ std::string eval_row_text(const EvalRow& row) {
 
 std::string eval_summary_text(const EvalReport& r) {
   const size_t n = r.rows.size();
-  return fmt::format("{} mode, {} questions: answered correctly {} ({:.0f}%), used the GPU {} ({:.0f}%), "
+  return fmt::format("{} mode, {} question{}: answered correctly {} ({:.0f}%), used the GPU {} ({:.0f}%), "
                      "GPU result correct {} ({:.0f}%)",
-                     mode_name(r.mode), n, r.answered_correctly, percent(r.answered_correctly, n), r.used_gpu,
+                     mode_name(r.mode), n, n == 1 ? "" : "s", r.answered_correctly, percent(r.answered_correctly, n), r.used_gpu,
                      percent(r.used_gpu, n), r.gpu_correct, percent(r.gpu_correct, n));
 }
 
