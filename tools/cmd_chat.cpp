@@ -2,7 +2,8 @@
 // a conversation with a merged checkpoint whose answers come from launches on its own
 // weights (src/chat/session.h). Without MODEL_DIR, chat runs on the GPU-only model (built
 // in memory), which has no language side: the / commands still launch kernels with the panel.
-// --script FILE replaces the language side with a scripted one (the tests' seam).
+// --script FILE replaces the language side with a scripted one (the tests' seam;
+// docs/chat-scripts.md).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -44,13 +45,14 @@ struct Loaded {
 
 [[noreturn]] void no_language(const std::string& name) {
   fail("{} is the GPU-only model: it has no language model to answer in words. Merge the GPU into "
-       "Qwen3.5 with `qgpu build --base Qwen/Qwen3.5-2B --out build/merged-2b` and pass that directory",
+       "Qwen3.5 with `qgpu build --base Qwen/Qwen3.5-2B --out build/merged-2b` and pass that directory, "
+       "or script the replies with --script FILE (docs/chat-scripts.md)",
        name);
 }
 
 std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
   // Refused before the GPU is made (a second, and 8 s under ASan, for nothing).
-  if (need_language && a.script.empty() && (a.model.empty() || a.model == "gpu")) no_language("qgpu's GPU");
+  if (need_language && a.script.empty() && (a.model.empty() || a.model == "gpu")) no_language("`gpu`");
   auto l = std::make_unique<Loaded>();
   NamedModel named = load_named_model(a.model, a.dtype);
   l->dir = named.name;
@@ -205,7 +207,12 @@ void add_common(CLI::App* cmd, ChatArgs& a) {
   cmd->add_option("--dtype", a.dtype, "f32, bf16 or f16 (default: the checkpoint's own)");
   cmd->add_option("--threads", a.threads, "Threads for the language model's forward passes");
   cmd->add_option("--max-tokens", a.max_tokens, "Longest reply in tokens");
-  cmd->add_option("--script", a.script, "Replies from a JSON script instead of the language model (testing)");
+  cmd->add_option("--script", a.script,
+                  "Replies from a JSON file instead of the language model (tests; no Qwen3.5 weights needed):\n"
+                  "{\"rules\": [{\"when\": TEXT, \"reply\": TEXT}, ...]}: the first rule whose `when` occurs in\n"
+                  "the last user message (or tool response) replies; {{result}}, {{outputs}}, {{error}} in a\n"
+                  "reply are the last tool response's. Launches still run on the model. docs/chat-scripts.md")
+      ->type_name("FILE");
 }
 
 }  // namespace
@@ -213,7 +220,9 @@ void add_common(CLI::App* cmd, ChatArgs& a) {
 void add_chat_commands(CLI::App& app) {
   auto a = std::make_shared<ChatArgs>();
   auto* chat = app.add_subcommand("chat", "Talk to the merged model; its GPU runs the kernels, with a live panel");
-  chat->add_option("model", a->model, "Merged checkpoint directory (default, or `gpu`: the GPU-only model, built in memory; commands only)");
+  chat->add_option("model", a->model,
+                   "Merged checkpoint directory (from `qgpu build`). Without one (or `gpu`): the GPU-only\n"
+                   "model, built in memory, with no language model: the / commands only, or --script's replies");
   chat->add_flag("--plain", a->plain, "No terminal UI: a line in, lines out");
   chat->add_option("--slow", a->slow_ms, "Pause MS milliseconds after each launch token (to watch the panel)");
   chat->add_flag("--no-panel", a->no_panel, "Start with the panel hidden");
@@ -221,14 +230,14 @@ void add_chat_commands(CLI::App& app) {
   chat->callback([a] { chat_command(*a); });
 
   auto* ask = app.add_subcommand("ask", "One question to the merged model; print its answer");
-  ask->add_option("model", a->model, "Merged checkpoint directory (`gpu`: the GPU-only model, for --script)")->required();
+  ask->add_option("model", a->model, "Merged checkpoint directory, or `gpu` (the GPU-only model) with --script")->required();
   ask->add_option("question", a->question, "The question")->required();
   ask->add_flag("--json", a->json, "Print {answer, launches: [...], rounds}");
   add_common(ask, *a);
   ask->callback([a] { ask_command(*a); });
 
   auto* eval = app.add_subcommand("eval", "The shipped questions with known answers: how often the model is right");
-  eval->add_option("model", a->model, "Merged checkpoint directory (`gpu`: the GPU-only model, for --script)")->required();
+  eval->add_option("model", a->model, "Merged checkpoint directory, or `gpu` (the GPU-only model) with --script")->required();
   eval->add_option("--samples", a->samples, "Ask only the first N questions (default: all)");
   eval->add_flag("--json", a->json, "Print the report as JSON");
   add_common(eval, *a);

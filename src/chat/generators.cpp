@@ -3,7 +3,8 @@
 // and, when the next prompt extends what it has fed (a tool response after a tool call),
 // feeds only the new tokens; otherwise it starts over. It reads a prompt in chunks and
 // reports each (on_prefill): the first turn's system prompt is thousands of tokens. scripted_generator is the one fake
-// the tests use where no Qwen3.5 weights exist: replies come from a JSON script,
+// the tests use where no Qwen3.5 weights exist: replies come from a JSON script
+// (docs/chat-scripts.md: the format, and examples tests/chat_scripts_test.cpp runs),
 //
 //   {"rules": [{"when": "sum of 12", "reply": "<tool_call>...</tool_call>"},
 //              {"when": "<tool_response>", "reply": "The sum is {{result}}."}]}
