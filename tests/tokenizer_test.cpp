@@ -249,6 +249,32 @@ TEST(TokenizerLoad, AddedTokenStripFlags) {
   EXPECT_EQ(t.encode("<|im_end|> \n "), std::vector<int32_t>{end});
 }
 
+// Added tokens are found longest first, then in the file's order, a single_word one only
+// as a whole word; with thousands of them (a merged checkpoint's GPU tokens) as well.
+TEST(TokenizerLoad, AddedTokensLongestFirstAndSingleWord) {
+  json j = tiny_json();
+  int32_t next = 0;
+  for (const json& a : j["added_tokens"]) next = std::max(next, a["id"].get<int32_t>() + 1);
+  auto add = [&](const std::string& content, bool single_word) {
+    j["added_tokens"].push_back({{"id", next}, {"content", content}, {"single_word", single_word}, {"lstrip", false},
+                                 {"rstrip", false}, {"normalized", false}, {"special", true}});
+    return next++;
+  };
+  const int32_t x = add("<x>", false), xy = add("<x>y", false), cat = add("cat", true);
+  for (int i = 0; i < 5000; ++i) add(fmt::format("<|g:{}|>", i), false);
+  const int32_t g4999 = next - 1;
+  Tokenizer t = parse_tokenizer(j.dump(), "added");
+  auto has = [](const std::vector<int32_t>& ids, int32_t id) { return std::count(ids.begin(), ids.end(), id); };
+  const std::vector<int32_t> a = t.encode("a<x>yb<x>z<|g:4999|><|g:49|>");
+  EXPECT_EQ(has(a, xy), 1);
+  EXPECT_EQ(has(a, x), 1);
+  EXPECT_EQ(has(a, g4999), 1);
+  EXPECT_EQ(has(a, g4999 - 4950), 1);  // <|g:49|>
+  EXPECT_EQ(has(t.encode("a cat"), cat), 1);
+  EXPECT_EQ(has(t.encode("concat cats"), cat), 0);
+  EXPECT_EQ(t.encode("<|g:12|>"), std::vector<int32_t>{g4999 - 4987});
+}
+
 TEST(TokenizerLoad, ErrorsNameTheFileAndTheProblem) {
   EXPECT_EQ(load_error("a string"), "t.json: tokenizer.json has no \"normalizer\" in the file; is this a Hugging Face tokenizer.json?");
   try {
