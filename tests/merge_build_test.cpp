@@ -132,6 +132,20 @@ void expect_chat(const std::string& dir, const engine::Model& m) {
   test_util::Result ask = test_util::qgpu("ask " + dir + " 'What is 2 + 2?' --max-tokens 6 --threads 1 --json");
   ASSERT_EQ(ask.status, 0) << ask.err;
   EXPECT_EQ(nlohmann::json::parse(ask.out)["rounds"], 1) << ask.out;
+  // The system prompt's reading shows on stderr (stdout is the JSON alone); not a terminal:
+  // a line at the first chunk, about each quarter and at the end.
+  std::vector<std::string> lines;
+  std::istringstream err(ask.err);
+  for (std::string l; std::getline(err, l);)
+    if (l.find("the prompt") != std::string::npos) lines.push_back(l);
+  ASSERT_GE(lines.size(), 4u) << ask.err;
+  EXPECT_LE(lines.size(), 6u) << ask.err;
+  const std::string first = "[qgpu] reading the prompt: 256/";
+  ASSERT_TRUE(lines[0].starts_with(first)) << lines[0];
+  const std::string total = lines[0].substr(first.size(), lines[0].find(' ', first.size()) - first.size());
+  for (size_t i = 1; i + 1 < lines.size(); ++i)
+    EXPECT_TRUE(lines[i].starts_with("[qgpu] reading the prompt: ") && lines[i].ends_with("/" + total + " tokens")) << lines[i];
+  EXPECT_TRUE(lines.back().starts_with("[qgpu] read the prompt: " + total + " tokens in ")) << lines.back();
 }
 
 // The loaded merged checkpoint's GPU comes from the construction (host::load_checkpoint):
