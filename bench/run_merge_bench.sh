@@ -34,9 +34,8 @@ out=$(mktemp -d build/bench/results.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 if [ ! -f "$base/config.json" ]; then
   echo "== a random base with Qwen3.5-2B's config in $base (about a minute)" >&2
-  "$qgpu" tiny-model --out "$base" --hidden 2048 --layers LLLFLLLFLLLFLLLFLLLFLLLF --intermediate 6144 \
-    --heads 8 --kv-heads 2 --head-dim 256 --linear-k-heads 16 --linear-v-heads 16 --linear-k-dim 128 \
-    --linear-v-dim 128 --vocab 248320 --dtype bf16 >&2
+  "$qgpu" tiny-model --mergeable --out "$base" --hidden 2048 --layers LLLFLLLFLLLFLLLFLLLFLLLF \
+    --intermediate 6144 --vocab 248320 --dtype bf16 >&2  # the head shapes: the GPU's, which are 2B's
 fi
 echo "== qgpu build --base $base" >&2
 /usr/bin/time -f "%e %M" -o "$out/build.time" "$qgpu" build --base "$base" --out "$merged" >/dev/null
