@@ -46,7 +46,7 @@ PanelSnapshot small_snapshot() {
 
 TEST(ChatPanel, RendersASmallLaunchExactly) {
   const std::vector<std::string> want = {
-      "qgpu vecadd  grid 1x1 block 4x1  records 12  40.0 tok/s  running",
+      "qgpu vecadd  grid 1x1 block 4x1  records 12  40 tokens/s  running",
       "-- scheduler -------------------------------------------------------------------------------------",
       " step: warp 0 runs block 1 with lanes {0,1}",
       " >w0  b2     b2     b1     b1     active {0,1}",

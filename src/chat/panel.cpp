@@ -116,7 +116,7 @@ std::string lane_cell(const std::optional<host::LaneStatus>& st) {
 // ---- Sections.
 
 std::vector<std::string> header(const PanelSnapshot& s, int width) {
-  std::string line = fmt::format("qgpu {}  grid {}x{} block {}x{}  records {}  {:.1f} tok/s  {}", s.kernel,
+  std::string line = fmt::format("qgpu {}  grid {}x{} block {}x{}  records {}  {:.0f} tokens/s  {}", s.kernel,
                                  s.launch.grid_x, s.launch.grid_y, s.launch.block_x, s.launch.block_y, s.records,
                                  s.tokens_per_second, s.finished ? "finished" : "running");
   return {fit(line, width)};

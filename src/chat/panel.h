@@ -25,7 +25,7 @@ struct LaunchFeed {
   const engine::State& state;  // after `record` was fed (after the prompt when record is null)
   const Rec* record;           // the record just generated; nullptr right after the prompt
   int64_t records;             // generated so far
-  double seconds;              // since the first generated record
+  double seconds;              // since the prompt was read; at `end`, LaunchReport::seconds
   const Program& program;
   const Launch& launch;
 };

@@ -289,18 +289,21 @@ LaunchReport Session::launch(LaunchReport r, const Events& events,
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);
     if (events.on_launch_start) events.on_launch_start(r);
     std::vector<Rec> prompt = encode_image(r.program, r.launch);
-    const auto start = std::chrono::steady_clock::now();
+    // One clock for the panel's tokens/s and the summary's: from the prompt read (and shown)
+    // to the model's `end`, so the panel's last speed is the summary's.
+    auto start = std::chrono::steady_clock::now();
     int64_t n = 0;
     host::RecordHook hook = [&](const Rec* rec, const engine::State& s) {
       if (rec) ++n;
-      if (!events.on_launch_token) return true;
-      double t = rec ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() : 0.0;
-      return events.on_launch_token({model_, s, rec, n, t, r.program, r.launch});
+      const double t = rec ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() : 0.0;
+      if (rec && rec->kind == Tok::kEnd) r.seconds = t;
+      const bool go = !events.on_launch_token || events.on_launch_token({model_, s, rec, n, t, r.program, r.launch});
+      if (!rec) start = std::chrono::steady_clock::now();
+      return go;
     };
     host::ModelRun run = host::generate_launch(
         model_, {.threads = options_.threads, .skip_zero_rows = true}, prompt, options_.max_records, hook);
     r.trace = std::move(run.trace);
-    r.seconds = run.seconds;
     for (const Array& a : r.program.arrays)  // the kernel's parameters, not its __shared__ copies
       if (std::find(r.output_arrays.begin(), r.output_arrays.end(), a.name) != r.output_arrays.end())
         r.outputs[a.name] = array_json(a, read_array(r.trace.final, a));  // a float array's as floats

@@ -77,7 +77,7 @@ struct LaunchReport {
   Trace trace;                                         // prompt, the model's records, memory read out
   nlohmann::ordered_json outputs = nlohmann::ordered_json::object();  // output arrays as read out
   nlohmann::ordered_json result = nlohmann::ordered_json::object();   // {"result": ...} or {"error": ...}
-  double seconds = 0;                                  // generation time
+  double seconds = 0;                                  // generation: the prompt read to `end` (the panel's clock)
   std::string error;                                   // empty unless the launch did not run
 };
 
