@@ -156,6 +156,22 @@ TEST(DocNumbers, EveryMarkedFigureIsTheCodes) {
   }
 }
 
+// Every relative link of the docs leads to a file or directory of the repository.
+TEST(DocNumbers, EveryRelativeLinkExists) {
+  std::vector<fs::path> docs = {kRoot / "README.md", kRoot / "kernels" / "README.md"};
+  for (const auto& e : fs::directory_iterator(kRoot / "docs"))
+    if (e.path().extension() == ".md") docs.push_back(e.path());
+  const std::regex link(R"(\]\(([^)#:\s]+)(#[^)]*)?\))");
+  int links = 0;
+  for (const fs::path& doc : docs) {
+    const std::string text = test_util::read_file(doc);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), link); it != std::sregex_iterator(); ++it, ++links)
+      EXPECT_TRUE(fs::exists(doc.parent_path() / (*it)[1].str()))
+          << fs::relative(doc, kRoot).string() << " links to " << (*it)[1].str() << ", which does not exist";
+  }
+  EXPECT_GT(links, 10);
+}
+
 // docs/cuda-reference.md is also advanced mode's system prompt: the markers are stripped
 // when it is embedded (cmake/embed_files.cmake), the figures kept.
 TEST(DocNumbers, TheSystemPromptHasNoMarkers) {
