@@ -152,6 +152,12 @@ TEST(ChatSession, AdvancedModeGivesUpAfterTwoRetries) {
   EXPECT_TRUE(t.answer.starts_with("The kernel did not compile after 3 tries:")) << t.answer;
 }
 
+// Session::turn's error on the GPU-only model: the three ways on (a launch, a merge, a script).
+constexpr const char* kNoLanguage =
+    "this is the GPU-only model: it has no language model to answer in words. Launch kernels with /run FILE.cu "
+    "(or /kernels), chat with a merged checkpoint (`qgpu build`), or script the replies: restart with --script FILE "
+    "(docs/chat-scripts.md)";
+
 TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
   Session session(gpu_model(), nullptr, {});
   EXPECT_FALSE(session.has_language());
@@ -159,7 +165,7 @@ TEST(ChatSession, TheGpuOnlyModelHasNoLanguageButRunsCommands) {
     session.turn("hello", {});
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_TRUE(std::string(e.what()).starts_with("this is the GPU-only model")) << e.what();
+    EXPECT_STREQ(e.what(), kNoLanguage);
   }
   const std::string vecadd = std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu";
   CommandOutcome o = run_command(session, "/run " + vecadd + " --grid 1 --block 4 --arg 'a=[1,2,3]' --arg "
@@ -289,7 +295,8 @@ TEST(ChatCli, PlainChatRunsCommandsFromStdin) {
               "/run sort --arg 'values=[5,3,9,1]'\n/quit\n");
   test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 < " + in.path.string());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("the GPU-only model"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("or script the replies with --script FILE (docs/chat-scripts.md). / lists the commands.\n"),
+            std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ready-made kernels"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("launch sum ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("error: this is the GPU-only model"), std::string::npos) << r.out;

@@ -75,7 +75,8 @@ std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
     l->greeting = fmt::format(
         "{}: the GPU-only model (the compiled GPU's layers, no language model), so it cannot answer in words. "
         "/run FILE.cu or /kernels launch kernels with the panel; for chat, merge it into Qwen3.5 with "
-        "`qgpu build` and run `qgpu chat build/merged-2b`. / lists the commands.",
+        "`qgpu build` and run `qgpu chat build/merged-2b`, or script the replies with --script FILE "
+        "(docs/chat-scripts.md). / lists the commands.",
         named.gpu_only_in_memory ? "No checkpoint given" : l->dir);
   }
   return l;

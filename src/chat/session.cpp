@@ -125,7 +125,8 @@ std::string Session::generate(const Events& events) {
 TurnResult Session::turn(std::string_view user_text, const Events& events) {
   if (!text_)
     fail("this is the GPU-only model: it has no language model to answer in words. Launch kernels "
-         "with /run FILE.cu (or /kernels), or chat with a merged checkpoint (`qgpu build`)");
+         "with /run FILE.cu (or /kernels), chat with a merged checkpoint (`qgpu build`), or script the "
+         "replies: restart with --script FILE (docs/chat-scripts.md)");
   const std::string system = system_prompt(options_.mode);
   if (messages_.empty() || messages_.front().content != system) {
     if (!messages_.empty() && messages_.front().role == "system") messages_.erase(messages_.begin());
