@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <regex>
+
 #include "base/error.h"
 #include "chat/commands.h"
 #include "chat/eval.h"
@@ -290,34 +292,102 @@ int occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(ChatCli, PlainChatRunsCommandsFromStdin) {
-  TempFile in("/kernels\n/run sum --block 4 --arg 'values=[4,5,6]' --arg 'out=[0]' --arg n=3\nhello\n"
-              "/run sort --arg 'values=[5,3,9,1]'\n/quit\n");
-  test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 < " + in.path.string());
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("or script the replies with --script FILE (docs/chat-scripts.md). / lists the commands.\n"),
-            std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("ready-made kernels"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("launch sum ("), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("error: this is the GPU-only model"), std::string::npos) << r.out;
-  // A ready-made kernel in its tool's form: its summary and its panel once each.
-  EXPECT_EQ(occurrences(r.out, "launch sort (kernels/library/sort.cu): "), 1) << r.out;
-  EXPECT_EQ(occurrences(r.out, "qgpu sort  grid"), 1) << r.out;
+// stdout's lines (a last line without its newline, the prompt at end of input, included).
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) out.push_back(text.substr(at, nl - at));
+  if (at < text.size()) out.push_back(text.substr(at));
+  return out;
 }
 
-// A turn's tool call in --plain: the launch's summary once, its result once (not again as
-// the array the tool reads it from), then the panel and the answer.
+// The lines from `first` up to (not including) the next one starting with `stop`.
+std::vector<std::string> lines_until(const std::vector<std::string>& lines, size_t first, std::string_view stop) {
+  std::vector<std::string> out;
+  for (size_t i = first; i < lines.size() && !lines[i].starts_with(stop); ++i) out.push_back(lines[i]);
+  return out;
+}
+
+size_t index_of(const std::vector<std::string>& lines, const std::string& line) {
+  return static_cast<size_t>(std::find(lines.begin(), lines.end(), line) - lines.begin());
+}
+
+// Input from a file: each line is echoed after its `> ` prompt, and what it prints starts
+// on the next line. The GPU-only model's greeting and its answer to words name --script.
+TEST(ChatCli, PlainChatRunsCommandsFromStdin) {
+  const std::string sum = "/run sum --block 4 --arg 'values=[4,5,6]' --arg 'out=[0]' --arg n=3";
+  const std::string sort = "/run sort --arg 'values=[5,3,9,1]'";
+  TempFile in("/kernels\n" + sum + "\nhello\n\n" + sort + "\n/run /nonexistent.cu\n/quit\n");
+  test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 < " + in.path.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 3u) << r.out;
+  EXPECT_EQ(lines[0],
+            "No checkpoint given: the GPU-only model (the compiled GPU's layers, no language model), so it cannot answer "
+            "in words. /run FILE.cu or /kernels launch kernels with the panel; for chat, merge it into Qwen3.5 with "
+            "`qgpu build` and run `qgpu chat build/merged-2b`, or script the replies with --script FILE "
+            "(docs/chat-scripts.md). / lists the commands.");
+  EXPECT_EQ(lines[1], "> /kernels");
+  EXPECT_TRUE(lines[2].starts_with("ready-made kernels")) << lines[2];
+  const size_t run_sum = index_of(lines, "> " + sum);
+  ASSERT_LT(run_sum + 2, lines.size()) << r.out;
+  EXPECT_EQ(lines[run_sum + 1], "[qgpu] launch sum (kernels/library/sum.cu) inside the model...");
+  EXPECT_TRUE(lines[run_sum + 2].starts_with("launch sum (kernels/library/sum.cu): ")) << lines[run_sum + 2];
+  const size_t hello = index_of(lines, "> hello");
+  ASSERT_LT(hello + 2, lines.size()) << r.out;
+  EXPECT_EQ(lines[hello + 1], std::string("[qgpu] error: ") + kNoLanguage);
+  EXPECT_EQ(lines[hello + 2], "> ");  // an empty line: nothing but its prompt
+  // A ready-made kernel in its tool's form: its summary and its panel once each; a /run that
+  // does not compile shows its error and no panel (not the last launch's again).
+  const size_t run_sort = index_of(lines, "> " + sort);
+  ASSERT_LT(run_sort + 2, lines.size()) << r.out;
+  EXPECT_EQ(lines[run_sort + 1], "[qgpu] launch sort (kernels/library/sort.cu) inside the model...");
+  EXPECT_TRUE(lines[run_sort + 2].starts_with("launch sort (kernels/library/sort.cu): ")) << lines[run_sort + 2];
+  EXPECT_EQ(occurrences(r.out, "launch sort (kernels/library/sort.cu): "), 1) << r.out;
+  EXPECT_EQ(occurrences(r.out, "qgpu sort  grid"), 1) << r.out;
+  const std::vector<std::string> tail(lines.end() - std::min<size_t>(lines.size(), 3), lines.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"> /run /nonexistent.cu",
+                                            "launch /nonexistent.cu: /nonexistent.cu: cannot read the CUDA source "
+                                            "(No such file or directory)",
+                                            "> /quit"}))
+      << r.out;
+}
+
+// A turn's tool call in --plain, line by line: the question after its prompt, the reply's
+// text, the launch's lines on their own (its result once, not again as the array the tool
+// reads it from), the panel (whose speed is the summary's), the answer, the next prompt.
 TEST(ChatCli, PlainChatShowsAToolCallsResultOnce) {
   TempFile s(script({{{"when", "<tool_response>"}, {"reply", "The dot product is {{result}}."}},
                      {{"when", "dot product"}, {"reply", call("dot", {{"a", {1, 2, 3}}, {"b", {4, 5, 6}}})}}}));
   TempFile in("What is the dot product of [1,2,3] and [4,5,6]?\n");
   test_util::Result r = test_util::qgpu("chat --plain --dtype bf16 gpu --script " + s.path.string() + " < " + in.path.string());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(occurrences(r.out, "[qgpu] launch dot (kernels/library/dot.cu): "), 1) << r.out;
-  EXPECT_EQ(occurrences(r.out, "\n[qgpu]   a = [1, 2, 3]\n[qgpu]   b = [4, 5, 6]\n[qgpu]   result: {\"result\": 32}\n"), 1) << r.out;
+  std::vector<std::string> lines = lines_of(r.out);
+  EXPECT_EQ(lines_until(lines, 0, "[qgpu] launch dot (kernels/library/dot.cu): "),
+            (std::vector<std::string>{
+                "the GPU-only model (in memory): language side scripted by " + s.path.string() +
+                    " (a test seam); launches run on the model",
+                "> What is the dot product of [1,2,3] and [4,5,6]?", "<tool_call>", "<function=dot>", "<parameter=a>",
+                "[1,2,3]", "</parameter>", "<parameter=b>", "[4,5,6]", "</parameter>", "</function>", "</tool_call>",
+                "[qgpu] launch dot (kernels/library/dot.cu) inside the model..."}))
+      << r.out;
+  const size_t summary = 13;
+  ASSERT_LT(summary + 4, lines.size()) << r.out;
+  std::smatch done, panel;
+  ASSERT_TRUE(std::regex_match(lines[summary], done, std::regex(R"(\[qgpu\] launch dot \(kernels/library/dot\.cu\): )"
+                                                               R"((\d+) records generated by the model in [0-9.]+ s \((\d+) tokens/s\))")))
+      << lines[summary];
+  EXPECT_EQ(std::vector<std::string>(lines.begin() + summary + 1, lines.begin() + summary + 4),
+            (std::vector<std::string>{"[qgpu]   a = [1, 2, 3]", "[qgpu]   b = [4, 5, 6]", "[qgpu]   result: {\"result\": 32}"}));
+  ASSERT_TRUE(std::regex_match(lines[summary + 4], panel,
+                               std::regex(R"(qgpu dot  grid 1x1 block 4x1  records (\d+)  (\d+) tokens/s  finished)")))
+      << lines[summary + 4];
+  EXPECT_EQ(panel[1], done[1]);  // records
+  EXPECT_EQ(panel[2], done[2]) << "the panel's speed and the summary's, of the same launch";
   EXPECT_EQ(occurrences(r.out, "[32]"), 0) << r.out;
   EXPECT_EQ(occurrences(r.out, "qgpu dot  grid"), 1) << r.out;
-  EXPECT_NE(r.out.find("The dot product is 32."), std::string::npos) << r.out;
+  const std::vector<std::string> tail(lines.end() - 2, lines.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"The dot product is 32.", "> "})) << r.out;
 }
 
 }  // namespace

@@ -104,17 +104,41 @@ chat::Session make_session(Loaded& l, const ChatArgs& a) {
   return chat::Session(l.model, l.text.get(), {.mode = chat::parse_mode(a.mode), .threads = 1});
 }
 
+// Plain mode's stdout. A reply streams in pieces and may end mid-line (a tool call's
+// `</tool_call>`); the host's lines ([qgpu] ..., the panel, the next prompt) each start a line.
+struct PlainOut {
+  bool mid_line = false;
+  void text(std::string_view t) {
+    if (t.empty()) return;
+    fmt::print("{}", t);
+    std::fflush(stdout);
+    mid_line = t.back() != '\n';
+  }
+  void end_line() {
+    if (mid_line) fmt::print("\n");
+    mid_line = false;
+  }
+  void line(std::string_view l) { end_line(), fmt::print("{}\n", l); }
+};
+
 // Plain mode: a line in, lines out (scripts and CI). The panel, when on, is printed once
-// after each launch, from the model's state at its last token.
+// after each launch, from the model's state at its last token. A line read from a pipe or a
+// file is echoed after the prompt, as a terminal would show it, so the transcript reads
+// `> question`, the reply, the launch's lines, the answer.
 int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
-  fmt::print("{}\n", greeting);
+  PlainOut out;
+  const bool echo = !isatty(0);
+  out.line(greeting);
   std::optional<chat::PanelSnapshot> snap;
+  const auto print_panel = [&] {
+    if (snap) for (const std::string& l : chat::render_panel(*snap, 100)) out.line(l);
+  };
   chat::Events ev;
   ev.on_prefill = prefill_meter();
-  ev.on_text = [](std::string_view t) { return fmt::print("{}", t), std::fflush(stdout), true; };
-  ev.on_notice = [](std::string_view t) { fmt::print("[qgpu] {}\n", t); };
+  ev.on_text = [&](std::string_view t) { return out.text(t), true; };
+  ev.on_notice = [&](std::string_view t) { out.line(fmt::format("[qgpu] {}", t)); };
   ev.on_launch_start = [&](const chat::LaunchReport& r) {
-    fmt::print("[qgpu] launch {} ({}) inside the model...\n", r.kernel, r.file);
+    out.line(fmt::format("[qgpu] launch {} ({}) inside the model...", r.kernel, r.file));
     snap.reset();
   };
   ev.on_launch_token = [&](const chat::LaunchFeed& f) {
@@ -127,29 +151,29 @@ int run_plain(chat::Session& s, const std::string& greeting, bool panel) {
     return true;
   };
   ev.on_launch_end = [&](const chat::LaunchReport& r) {
-    for (const std::string& line : chat::launch_lines(r)) fmt::print("[qgpu] {}\n", line);
-    if (snap) for (const std::string& line : chat::render_panel(*snap, 100)) fmt::print("{}\n", line);
+    for (const std::string& l : chat::launch_lines(r)) out.line("[qgpu] " + l);
+    print_panel();
   };
   chat::Events command_ev = ev;
   command_ev.on_launch_end = nullptr;  // a /run's summary is the command's lines, its panel after them
   std::string line;
   while (fmt::print("> "), std::fflush(stdout), std::getline(std::cin, line)) {
+    if (echo) fmt::print("{}\n", line);
     if (line.empty()) continue;
     try {
       if (line[0] == '/') {
+        if (line.starts_with("/run")) snap.reset();  // a /run that fails to compile shows no panel
         chat::CommandOutcome o = chat::run_command(s, line, command_ev);
-        for (const std::string& l : o.lines) fmt::print("{}\n", l);
+        for (const std::string& l : o.lines) out.line(l);
         if (o.panel) panel = *o.panel;
-        if (snap && line.starts_with("/run"))
-          for (const std::string& l : chat::render_panel(*snap, 100)) fmt::print("{}\n", l);
+        if (line.starts_with("/run")) print_panel();
         if (o.quit) return 0;
         continue;
       }
-      chat::TurnResult t = s.turn(line, ev);
-      fmt::print("\n");
-      (void)t;
+      s.turn(line, ev);
+      out.end_line();
     } catch (const std::exception& e) {
-      fmt::print("[qgpu] error: {}\n", e.what());
+      out.line(fmt::format("[qgpu] error: {}", e.what()));
     }
   }
   fmt::print("\n");
