@@ -14,6 +14,7 @@
 
 #include "base/error.h"
 #include "compiler/ptx.h"
+#include "compiler/ptx_lines.h"
 
 namespace qgpu {
 namespace {
@@ -103,8 +104,9 @@ TEST(PtxParser, VecaddHeaderParamsAndRegisters) {
   EXPECT_EQ(m.version, "6.3");
   EXPECT_EQ(m.target, "sm_75");
   EXPECT_EQ(m.address_size, 64);
-  EXPECT_EQ(m.lines.size(), 46u);
-  EXPECT_EQ(m.lines[21], "\tld.param.u32 \t%r1, [vecadd_param_3];");
+  const std::vector<std::string> lines = text_lines(read_text(kFixtures / "vecadd.clang14.Os.ptx"));
+  EXPECT_EQ(lines.size(), 46u);
+  EXPECT_EQ(lines[21], "\tld.param.u32 \t%r1, [vecadd_param_3];");
   const PtxFunction& f = only_function(m);
   EXPECT_TRUE(f.is_entry);
   EXPECT_EQ(f.name, "vecadd");
@@ -481,10 +483,10 @@ TEST(PtxParser, DeclarationsDirectivesAndComments) {
 }
 
 TEST(PtxParser, UnknownOpcodesAndCrlfAreAccepted) {
-  PtxModule m = parse_ptx(".version 6.3\r\n.target sm_75\r\n.address_size 64\r\n"
-                          ".visible .entry k()\r\n{\r\n  frobnicate.wide.u7 %r1, %r2;\r\n}\r\n",
-                          "t.ptx");
-  EXPECT_EQ(m.lines[5], "  frobnicate.wide.u7 %r1, %r2;");
+  const std::string text = ".version 6.3\r\n.target sm_75\r\n.address_size 64\r\n"
+                           ".visible .entry k()\r\n{\r\n  frobnicate.wide.u7 %r1, %r2;\r\n}\r\n";
+  PtxModule m = parse_ptx(text, "t.ptx");
+  EXPECT_EQ(text_lines(text)[5], "  frobnicate.wide.u7 %r1, %r2;");
   const PtxInstr& in = *instrs(only_function(m))[0];
   EXPECT_EQ(in.opcode, "frobnicate.wide.u7");
   EXPECT_EQ(in.parts, (std::vector<std::string>{"frobnicate", "wide", "u7"}));

@@ -79,7 +79,6 @@ struct PtxModule {
   int address_size = 64;
   std::vector<PtxVar> globals;      // module-scope .global / .const / .shared variables
   std::vector<PtxFunction> functions;
-  std::vector<std::string> lines;   // the source, for diagnostics (line i+1 = lines[i])
 };
 
 // Parses PTX text. Throws Error listing every syntax problem, each as

@@ -14,23 +14,13 @@
 #include <set>
 
 #include "base/error.h"
+#include "compiler/ptx.h"
 
 namespace qgpu {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> lines_of_text(std::string_view text) {
-  std::vector<std::string> lines;
-  while (!text.empty()) {
-    const size_t end = std::min(text.find('\n'), text.size());
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.emplace_back(line);
-    text.remove_prefix(std::min(end + 1, text.size()));
-  }
-  return lines;
-}
 
 // The line's words up to a `//` comment, split at blanks and commas: `.loc 1 5 3`.
 std::vector<std::string_view> directive_words(std::string_view line) {
@@ -82,7 +72,7 @@ std::string tabs_as_spaces(std::string line) {
 }  // namespace
 
 PtxSourceMap map_ptx_lines(std::string_view ptx, const std::string& cuda_file, std::string_view cuda_source) {
-  PtxSourceMap map{.cuda_file = cuda_file, .cuda_lines = lines_of_text(cuda_source), .ptx_lines = lines_of_text(ptx)};
+  PtxSourceMap map{.cuda_file = cuda_file, .cuda_lines = text_lines(cuda_source), .ptx_lines = text_lines(ptx)};
   std::vector<std::optional<LocDirective>> locs(map.ptx_lines.size());
   std::map<int, std::string> files;
   std::optional<LocDirective> current;
@@ -128,6 +118,27 @@ std::string PtxSourceMap::diagnostic(int line, int col, std::string_view message
     if (c != ' ' || (!instr.empty() && instr.back() != ' ')) instr += c;
   while (!instr.empty() && instr.back() == ' ') instr.pop_back();
   return out + fmt::format("\n  {}: {}", ptx_where, instr);
+}
+
+std::vector<std::string> text_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.emplace_back(line);
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  return lines;
+}
+
+PtxModule parse_ptx(std::string_view text, std::string_view file) {
+  const std::vector<std::string> lines = text_lines(text);
+  return parse_ptx(text, [&](int line, int col, std::string_view message) {
+    std::string src = line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : "";
+    std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
+    return diagnostic(file, line, col, message, src);
+  });
 }
 
 }  // namespace qgpu

@@ -34,6 +34,9 @@ struct PtxSourceMap {
   std::string diagnostic(int line, int col, std::string_view message) const;
 };
 
+// The lines of a text, without their '\n' (or "\r\n").
+std::vector<std::string> text_lines(std::string_view text);
+
 // Reads the line directives of `ptx`, compiled from `cuda_source` in `cuda_file` (a `.file`
 // naming the same file, relative or absolute, is it).
 PtxSourceMap map_ptx_lines(std::string_view ptx, const std::string& cuda_file, std::string_view cuda_source);

@@ -43,18 +43,6 @@ struct Diagnostics {
   }
 };
 
-std::vector<std::string> split_lines(std::string_view text) {
-  std::vector<std::string> lines;
-  while (!text.empty()) {
-    size_t end = std::min(text.find('\n'), text.size());
-    std::string_view line = text.substr(0, end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.emplace_back(line);
-    text.remove_prefix(std::min(end + 1, text.size()));
-  }
-  return lines;
-}
-
 enum class TokKind : uint8_t { kWord, kNumber, kString, kPunct, kEnd };
 
 struct Token {
@@ -588,17 +576,7 @@ PtxModule parse_ptx(std::string_view text, const PtxWhere& where) {
   Diagnostics diag{where, {}};
   PtxModule m = Parser(Lexer(text, diag).tokens(), diag).module();
   if (!diag.problems.empty()) throw Error(diag.joined());
-  m.lines = split_lines(text);
   return m;
-}
-
-PtxModule parse_ptx(std::string_view text, std::string_view file) {
-  const std::vector<std::string> lines = split_lines(text);
-  return parse_ptx(text, [&](int line, int col, std::string_view message) {
-    std::string src = line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : "";
-    std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
-    return diagnostic(file, line, col, message, src);
-  });
 }
 
 }  // namespace qgpu
