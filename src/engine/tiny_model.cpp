@@ -5,6 +5,7 @@
 // BPE of tiny_tokenizer.h.
 #include "engine/tiny_model.h"
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -67,19 +68,25 @@ void add_attention(Writer& w, const Config& c, const std::string& p) {
   w.norm(p + "k_norm.weight", D);
 }
 
+// The head shapes, the spec's field and the config's side by side: tiny_config copies them
+// one way, mergeable_tiny_spec the other.
+constexpr std::array<std::pair<int TinySpec::*, int Config::*>, 7> kHeadShapes = {{
+    {&TinySpec::num_attention_heads, &Config::num_attention_heads},
+    {&TinySpec::num_key_value_heads, &Config::num_key_value_heads},
+    {&TinySpec::head_dim, &Config::head_dim},
+    {&TinySpec::linear_num_key_heads, &Config::linear_num_key_heads},
+    {&TinySpec::linear_num_value_heads, &Config::linear_num_value_heads},
+    {&TinySpec::linear_key_head_dim, &Config::linear_key_head_dim},
+    {&TinySpec::linear_value_head_dim, &Config::linear_value_head_dim},
+}};
+
 Config tiny_config(const TinySpec& s, int vocab) {
   Config c;
   c.hidden_size = s.hidden_size;
   c.num_hidden_layers = static_cast<int>(s.layers.size());
   c.intermediate_size = s.intermediate_size;
   c.vocab_size = vocab;
-  c.num_attention_heads = s.num_attention_heads;
-  c.num_key_value_heads = s.num_key_value_heads;
-  c.head_dim = s.head_dim;
-  c.linear_num_key_heads = s.linear_num_key_heads;
-  c.linear_num_value_heads = s.linear_num_value_heads;
-  c.linear_key_head_dim = s.linear_key_head_dim;
-  c.linear_value_head_dim = s.linear_value_head_dim;
+  for (const auto& [spec, config] : kHeadShapes) c.*config = s.*spec;
   c.tie_word_embeddings = s.tie_word_embeddings;
   c.dtype = torch_dtype_name(s.dtype);
   for (char l : s.layers) {
@@ -154,13 +161,7 @@ void write_tiny_model(const std::string& dir, const TinySpec& spec) {
 TinySpec mergeable_tiny_spec(const Config& gpu) {
   TinySpec s;
   s.layers = "LF";
-  s.num_attention_heads = gpu.num_attention_heads;
-  s.num_key_value_heads = gpu.num_key_value_heads;
-  s.head_dim = gpu.head_dim;
-  s.linear_num_key_heads = gpu.linear_num_key_heads;
-  s.linear_num_value_heads = gpu.linear_num_value_heads;
-  s.linear_key_head_dim = gpu.linear_key_head_dim;
-  s.linear_value_head_dim = gpu.linear_value_head_dim;
+  for (const auto& [spec, config] : kHeadShapes) s.*spec = gpu.*config;
   return s;
 }
 
