@@ -89,8 +89,8 @@ class EngineGenerator : public TextGenerator {
       return go_on;
     };
     bool read = true;  // false: on_prefill stopped the prompt after fed_ (s_ holds that much)
+    const auto start = std::chrono::steady_clock::now();  // outlives generate(), which calls on_prefill
     if (on_prefill) {
-      const auto start = std::chrono::steady_clock::now();
       g.on_prefill = [&](int64_t fed, int64_t total) {
         fed_.assign(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(kept + static_cast<size_t>(fed)));
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
