@@ -238,7 +238,7 @@ void place_lane_words(Layout& l, int& next, const PtxModule& m, const Reach& r) 
       l.env.local[v.name] = {next, words};
       l.summary += fmt::format(", local array{} {} x {} lanes", f.is_entry ? "" : " of " + kernel_name(f.name).name,
                                words, kWarps * kLanes);
-      place(l, fmt::format("__local{}", l.env.local.size() == 1 ? "" : "#" + std::to_string(l.env.local.size() - 1)),
+      place(l, fmt::format("__local{}", l.env.local.size() == 1 ? "" : fmt::format("#{}", l.env.local.size() - 1)),
             std::vector<uint32_t>(static_cast<size_t>(words * kWarps * kLanes), 0), next);
     }
     for (const PtxStmt& st : f.body)

@@ -103,16 +103,18 @@ PtxSourceMap map_ptx_lines(std::string_view ptx, const std::string& cuda_file, s
 std::string PtxSourceMap::diagnostic(int line, int col, std::string_view message) const {
   const bool in_ptx = line >= 1 && line <= static_cast<int>(ptx_lines.size());
   const std::string ptx_line = in_ptx ? tabs_as_spaces(ptx_lines[line - 1]) : "";
-  const std::optional<CudaPosition> pos = in_ptx ? at[line - 1] : std::nullopt;
+  // A line's position, or {0, 0} (line 0: none); GCC 12 at -O2 took an optional's
+  // checked value for uninitialized.
+  const CudaPosition pos = in_ptx ? at[line - 1].value_or(CudaPosition{}) : CudaPosition{};
   const std::string ptx_where = fmt::format("PTX line {} (see --dump=ptx)", line);
-  if (!pos || pos->line > static_cast<int>(cuda_lines.size())) {
+  if (pos.line < 1 || pos.line > static_cast<int>(cuda_lines.size())) {
     std::string out = fmt::format("{}: {}", ptx_where, message);
     if (ptx_line.empty()) return out;
     return out + fmt::format("\n  {}\n  {}^", ptx_line, std::string(col > 1 ? col - 1 : 0, ' '));
   }
-  const std::string source = tabs_as_spaces(cuda_lines[pos->line - 1]);
-  std::string out = pos->col > 0 ? qgpu::diagnostic(cuda_file, pos->line, pos->col, message, source)
-                                 : fmt::format("{}:{}: {}\n  {}", cuda_file, pos->line, message, source);
+  const std::string source = tabs_as_spaces(cuda_lines[pos.line - 1]);
+  std::string out = pos.col > 0 ? qgpu::diagnostic(cuda_file, pos.line, pos.col, message, source)
+                                 : fmt::format("{}:{}: {}\n  {}", cuda_file, pos.line, message, source);
   std::string instr;  // the PTX line, its runs of blanks one space
   for (char c : ptx_line)
     if (c != ' ' || (!instr.empty() && instr.back() != ' ')) instr += c;

@@ -114,7 +114,7 @@ std::string isa_text() {
   s += "\nSpecial registers (name, field code, meaning)\n";
   for (const SpecialInfo& sp : kSpecials)
     s += fmt::format("  {:<12} {:<4} {}\n", sp.name, field_code(special(sp.special)), sp.meaning);
-  s += "\n" + field_codes() + "\n";
+  s += fmt::format("\n{}\n", field_codes());
   s += fmt::format("\nToken vocabulary: {} ids (family, ids, stage, fields: meaning)\n", vocab_size());
   for (const Family& f : kFamilies)
     s += fmt::format("  {:<6} {:<12} {:<10} {}{}\n", f.name, id_range(f), stage_text(f.stage), f.fields,

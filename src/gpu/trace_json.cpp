@@ -102,9 +102,9 @@ std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool w
     std::vector<uint32_t> v = read_array(t.final, a);
     s += fmt::format("  {} =", a.name);
     if (a.elem_bytes != 4)
-      for (int64_t x : array_elements(a, v)) s += " " + std::to_string(x);
+      for (int64_t x : array_elements(a, v)) s += fmt::format(" {}", x);
     else
-      for (uint32_t x : v) s += " " + (a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
+      for (uint32_t x : v) s += fmt::format(" {}", a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
     s += "\n";
   }
   return s;

@@ -74,7 +74,7 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
     // A head wider than the machine's vocabulary (padded) may pick past it.
     if (id - at >= vocab_size()) throw not_a_record(fmt::format("token {}, past the GPU's {},", id - at, vocab_size()));
     const Rec r = decode_token(id - at);
-    if (!is_record(r.kind)) throw not_a_record("'" + record_text(r) + "'");
+    if (!is_record(r.kind)) throw not_a_record(fmt::format("'{}'", record_text(r)));
     out.trace.records.push_back(r);
     if (r.kind == Tok::kEnd) {
       if (on_record) on_record(&out.trace.records.back(), s);
