@@ -94,6 +94,11 @@ bool MappedFile::copy_strided(const void* p, size_t rows, size_t stride, size_t 
   return true;
 }
 
+bool all_zero(const void* p, size_t n) {
+  const auto* b = static_cast<const unsigned char*>(p);
+  return n == 0 || (b[0] == 0 && std::memcmp(b, b + 1, n - 1) == 0);
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -135,18 +140,17 @@ class HoleWriter : public std::streambuf {
   }
 
  private:
-  static constexpr size_t kBlock = 4096, kBuffer = size_t{1} << 20;
+  static constexpr size_t kBlock = kHoleBlock, kBuffer = size_t{1} << 20;
 
   // The buffer to the file: runs of blocks (aligned to the file's offsets) with a nonzero
   // byte are written where they belong; all-zero blocks are skipped.
   bool flush_buffer() {
-    static const char zeros[kBlock] = {};
     const char* p = pbase();
     const size_t n = static_cast<size_t>(pptr() - pbase());
     size_t run = 0, at = 0;  // the pending run of nonzero blocks: [run, at)
     while (at < n) {
       const size_t len = std::min(kBlock - (written_ + at) % kBlock, n - at);
-      if (std::memcmp(p + at, zeros, len) == 0) {
+      if (all_zero(p + at, len)) {
         if (!write_all(p + run, at - run, written_ + run)) return false;
         run = at + len;
       }

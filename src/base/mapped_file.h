@@ -55,4 +55,9 @@ class MappedFile {
 // space where the file system has holes; it reads as zeros).
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& write);
 
+// The block write_file_atomic leaves a hole when all its bytes are zero (blocks are aligned
+// to the file's offsets), and that test: whether n bytes from p are all zero.
+inline constexpr int64_t kHoleBlock = 4096;
+bool all_zero(const void* p, size_t n);
+
 }  // namespace qgpu

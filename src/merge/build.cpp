@@ -209,10 +209,6 @@ std::vector<const Source*> write_order(const std::map<std::string, Source>& sour
   return list;
 }
 
-constexpr int64_t kDiskBlock = 4096;  // the writer's hole granularity (base/mapped_file.h)
-
-bool all_zero(const uint8_t* p, int64_t n) { return n <= 0 || (p[0] == 0 && std::memcmp(p, p + 1, n - 1) == 0); }
-
 // The bytes the merged checkpoint takes on disk, counted as it is written: the writer leaves
 // every 4 KiB block of zero bytes a hole (write_file_atomic), and a merge is mostly zeros
 // (the GPU's columns of the base's rows, nearly all of the GPU's rows: a tiny base's bf16
@@ -228,13 +224,13 @@ struct DiskBytes {
   // A chunk of bytes written at offset of its file.
   void add(int64_t offset, const uint8_t* p, int64_t n) {
     if (offset != end) {  // a new shard: the blocks of its header (JSON text) are written
-      last_block = (offset + kDiskBlock - 1) / kDiskBlock - 1;
-      done += (last_block + 1) * kDiskBlock;
+      last_block = (offset + kHoleBlock - 1) / kHoleBlock - 1;
+      done += (last_block + 1) * kHoleBlock;
     }
     end = offset + n;
     for (int64_t at = offset; at < end;) {
-      const int64_t block = at / kDiskBlock, next = std::min(end, (block + 1) * kDiskBlock);
-      if (block > last_block && !all_zero(p + (at - offset), next - at)) done += kDiskBlock, last_block = block;
+      const int64_t block = at / kHoleBlock, next = std::min(end, (block + 1) * kHoleBlock);
+      if (block > last_block && !all_zero(p + (at - offset), static_cast<size_t>(next - at))) done += kHoleBlock, last_block = block;
       at = next;
     }
   }
@@ -249,11 +245,11 @@ struct DiskBytes {
 // file's offsets and the values' zeros decide the blocks written.
 int64_t estimated_disk_bytes(const Source& s, size_t element) {
   const int64_t cols = s.cols(), bytes = s.rows() * cols * static_cast<int64_t>(element);
-  std::vector<bool> nonzero(static_cast<size_t>((bytes + kDiskBlock - 1) / kDiskBlock));
+  std::vector<bool> nonzero(static_cast<size_t>((bytes + kHoleBlock - 1) / kHoleBlock));
   auto mark = [&](int64_t row, int64_t col, int64_t n) {  // n elements from (row, col)
     if (n <= 0) return;
     const int64_t a = (row * cols + col) * static_cast<int64_t>(element), b = a + n * static_cast<int64_t>(element);
-    for (int64_t k = a / kDiskBlock; k <= (b - 1) / kDiskBlock; ++k) nonzero[static_cast<size_t>(k)] = true;
+    for (int64_t k = a / kHoleBlock; k <= (b - 1) / kHoleBlock; ++k) nonzero[static_cast<size_t>(k)] = true;
   };
   if (s.base) {
     const int64_t rows = s.base_shape.empty() ? 1 : s.base_shape[0];
@@ -267,7 +263,7 @@ int64_t estimated_disk_bytes(const Source& s, size_t element) {
       for (int64_t r = 0; r < g.rows(); ++r) mark(g.row_off + r, g.col_off, g.cols());
     for (const lift::EntryMap::Entry& e : g.entries) mark(e.key / g.cols() + g.row_off, e.key % g.cols() + g.col_off, 1);
   }
-  return std::count(nonzero.begin(), nonzero.end(), true) * kDiskBlock;
+  return std::count(nonzero.begin(), nonzero.end(), true) * kHoleBlock;
 }
 
 // Each source as a tensor the safetensors writer streams, 4 M floats at a time; estimate[i]
