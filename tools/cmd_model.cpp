@@ -218,22 +218,28 @@ void add_convert_command(CLI::App& app) {
 
 namespace {
 
-// The flags of the fields the compiled GPU's layers fix (mergeable_tiny_spec's).
-constexpr std::pair<const char*, int TinySpec::*> kHeadShapeFlags[] = {
-    {"--heads", &TinySpec::num_attention_heads},
-    {"--kv-heads", &TinySpec::num_key_value_heads},
-    {"--head-dim", &TinySpec::head_dim},
-    {"--linear-k-heads", &TinySpec::linear_num_key_heads},
-    {"--linear-v-heads", &TinySpec::linear_num_value_heads},
-    {"--linear-k-dim", &TinySpec::linear_key_head_dim},
-    {"--linear-v-dim", &TinySpec::linear_value_head_dim},
+// The head shapes' flags, the fields they set and config.json's keys: the fields the
+// compiled GPU's layers fix (mergeable_tiny_spec's). The options are made from this table.
+struct HeadShapeFlag {
+  const char* flag;
+  int TinySpec::*field;
+  const char* key;
+};
+constexpr HeadShapeFlag kHeadShapeFlags[] = {
+    {"--heads", &TinySpec::num_attention_heads, "num_attention_heads"},
+    {"--kv-heads", &TinySpec::num_key_value_heads, "num_key_value_heads"},
+    {"--head-dim", &TinySpec::head_dim, "head_dim"},
+    {"--linear-k-heads", &TinySpec::linear_num_key_heads, "linear_num_key_heads"},
+    {"--linear-v-heads", &TinySpec::linear_num_value_heads, "linear_num_value_heads"},
+    {"--linear-k-dim", &TinySpec::linear_key_head_dim, "linear_key_head_dim"},
+    {"--linear-v-dim", &TinySpec::linear_value_head_dim, "linear_value_head_dim"},
 };
 
 // --mergeable: the GPU's head shapes and layers LF under what the flags gave; a head-shape
 // flag with another value than the GPU's is an Error (the base would not merge).
 void make_mergeable(const CLI::App& cmd, TinySpec& s) {
   const TinySpec m = mergeable_tiny_spec(lift::machine_config());
-  for (const auto& [flag, field] : kHeadShapeFlags) {
+  for (const auto& [flag, field, key] : kHeadShapeFlags) {
     if (cmd.count(flag) > 0 && s.*field != m.*field)
       fail("tiny-model: {} {} conflicts with --mergeable: the compiled GPU's layers need {} {}; drop {} "
            "(or --mergeable, for a base `qgpu build` will not take)",
@@ -258,13 +264,8 @@ void add_tiny_model_command(CLI::App& app) {
   cmd->add_option("--hidden", s->hidden_size, "hidden_size (default 64)");
   cmd->add_option("--layers", s->layers, "Layer pattern, L = linear_attention, F = full_attention (default LLLF)");
   cmd->add_option("--intermediate", s->intermediate_size, "intermediate_size (default 128)");
-  cmd->add_option("--heads", s->num_attention_heads, "num_attention_heads (default 2)");
-  cmd->add_option("--kv-heads", s->num_key_value_heads, "num_key_value_heads (default 1)");
-  cmd->add_option("--head-dim", s->head_dim, "head_dim (default 16)");
-  cmd->add_option("--linear-k-heads", s->linear_num_key_heads, "linear_num_key_heads (default 2)");
-  cmd->add_option("--linear-v-heads", s->linear_num_value_heads, "linear_num_value_heads (default 4)");
-  cmd->add_option("--linear-k-dim", s->linear_key_head_dim, "linear_key_head_dim (default 16)");
-  cmd->add_option("--linear-v-dim", s->linear_value_head_dim, "linear_value_head_dim (default 16)");
+  for (const auto& [flag, field, key] : kHeadShapeFlags)
+    cmd->add_option(flag, (*s).*field, fmt::format("{} (default {})", key, TinySpec{}.*field));
   cmd->add_option("--vocab", s->vocab_size, "vocab_size (default: the tokenizer's, rounded up to 64)");
   cmd->add_option("--merges", s->n_merges, "BPE merges of the tiny tokenizer (default 200)");
   cmd->add_option("--seed", s->seed, "Random seed (default 1)");
