@@ -137,9 +137,8 @@ std::vector<std::string> text_lines(std::string_view text) {
 PtxModule parse_ptx(std::string_view text, std::string_view file) {
   const std::vector<std::string> lines = text_lines(text);
   return parse_ptx(text, [&](int line, int col, std::string_view message) {
-    std::string src = line >= 1 && line <= static_cast<int>(lines.size()) ? lines[line - 1] : "";
-    std::replace(src.begin(), src.end(), '\t', ' ');  // one column per byte: the caret lines up
-    return diagnostic(file, line, col, message, src);
+    const bool known = line >= 1 && line <= static_cast<int>(lines.size());
+    return diagnostic(file, line, col, message, known ? tabs_as_spaces(lines[line - 1]) : "");
   });
 }
 
