@@ -92,16 +92,21 @@ struct Citation {
   std::string name;   // the fact; empty: a marker with no figure before it
 };
 
-// Every marked figure of the documents a newcomer reads.
-std::vector<Citation> citations() {
+// The documents a newcomer reads: the READMEs and docs/.
+std::vector<fs::path> documents() {
   std::vector<fs::path> docs = {kRoot / "README.md", kRoot / "kernels" / "README.md"};
   for (const auto& e : fs::directory_iterator(kRoot / "docs"))
     if (e.path().extension() == ".md") docs.push_back(e.path());
+  return docs;
+}
+
+// Every marked figure of the documents.
+std::vector<Citation> citations() {
   // A number (digits, thousands commas, a decimal part), an optional unit, the marker.
   const std::regex marked(R"(([0-9][0-9,]*(?:\.[0-9]+)?)(?:\s?([kMG]))?<!--n:([a-z_.]+)-->)");
   const std::regex marker(R"(<!--n:[a-z_.]+-->)");  // (`<!--n:NAME-->` shows the syntax)
   std::vector<Citation> out;
-  for (const fs::path& doc : docs) {
+  for (const fs::path& doc : documents()) {
     std::istringstream in(test_util::read_file(doc));
     std::string line;
     for (int n = 1; std::getline(in, line); ++n) {
@@ -158,12 +163,9 @@ TEST(DocNumbers, EveryMarkedFigureIsTheCodes) {
 
 // Every relative link of the docs leads to a file or directory of the repository.
 TEST(DocNumbers, EveryRelativeLinkExists) {
-  std::vector<fs::path> docs = {kRoot / "README.md", kRoot / "kernels" / "README.md"};
-  for (const auto& e : fs::directory_iterator(kRoot / "docs"))
-    if (e.path().extension() == ".md") docs.push_back(e.path());
   const std::regex link(R"(\]\(([^)#:\s]+)(#[^)]*)?\))");
   int links = 0;
-  for (const fs::path& doc : docs) {
+  for (const fs::path& doc : documents()) {
     const std::string text = test_util::read_file(doc);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), link); it != std::sregex_iterator(); ++it, ++links)
       EXPECT_TRUE(fs::exists(doc.parent_path() / (*it)[1].str()))
