@@ -12,6 +12,28 @@
 
 namespace qgpu::lift {
 
+Trail::HeadUse& Trail::head(int layer, int h, int stage) {
+  for (HeadUse& u : heads)
+    if (u.layer == layer && u.head == h) {
+      if (std::find(u.stages.begin(), u.stages.end(), stage) == u.stages.end()) u.stages.push_back(stage);
+      return u;
+    }
+  heads.push_back({.layer = layer, .head = h, .stages = {stage}, .reads = {}, .writes = {}});
+  return heads.back();
+}
+
+namespace {
+void note_head(Net& n, int il, int h, std::initializer_list<int> reads, int write = -1) {
+  if (!n.trail) return;
+  Trail::HeadUse& u = n.trail->head(il, h, n.stage);
+  u.reads.insert(u.reads.end(), reads.begin(), reads.end());
+  if (write >= 0) u.writes.push_back(write);
+}
+void note_units(Net& n, int il, int first, int count, bool clear, std::vector<int> reads, std::vector<int> writes) {
+  if (n.trail) n.trail->units.push_back({il, first, count, n.stage, clear, std::move(reads), std::move(writes)});
+}
+}  // namespace
+
 float Net::rms_at(int sublayer) const {
   CHECK(sublayer >= 0 && sublayer < static_cast<int>(hots.size()));
   // As RMSNorm computes it, eps included: then 1 + w = rms * hot gives hot to f32's last bits.
@@ -119,6 +141,7 @@ Head::Head(Net& n, int il, int h) : n_(n), il_(il), h_(h), qkv_(n.b.layer(il) + 
     current_tap(k_row(i));
   }
   for (int j = 0; j < c.linear_value_head_dim; ++j) current_tap(v_row(j));
+  note_head(n, il, h, {n.one()});
 }
 
 int64_t Head::q_row(int i) const {
@@ -137,21 +160,30 @@ float Head::w(float target) const { return target / n_.hot(il_); }
 // A constant pre-activation in row `row` of `tensor`, through the dim every token sets.
 void Head::bias(const std::string& tensor, int64_t row, float target) { n_.b.at(tensor, row, n_.one()) += w(target); }
 
-void Head::key(int slot, int dim, float units) { n_.b.at(qkv_, k_row(slot), dim) += w(units * kAlpha); }
+void Head::key(int slot, int dim, float units) {
+  n_.b.at(qkv_, k_row(slot), dim) += w(units * kAlpha);
+  note_head(n_, il_, h_, {dim});
+}
 void Head::key_bias(int slot, float units) { bias(qkv_, k_row(slot), units * kAlpha); }
 void Head::key_and(int slot, const std::vector<int>& dims) {
   for (int d : dims) key(slot, d);
   key_bias(slot, -(float(dims.size()) - 0.5f));
 }
 
-void Head::query(int slot, int dim, float units) { n_.b.at(qkv_, q_row(slot), dim) += w(units * kAlpha); }
+void Head::query(int slot, int dim, float units) {
+  n_.b.at(qkv_, q_row(slot), dim) += w(units * kAlpha);
+  note_head(n_, il_, h_, {dim});
+}
 void Head::query_bias(int slot, float units) { bias(qkv_, q_row(slot), units * kAlpha); }
 void Head::query_and(int slot, const std::vector<int>& dims) {
   for (int d : dims) query(slot, d);
   query_bias(slot, -(float(dims.size()) - 0.5f));
 }
 
-void Head::value(int j, int dim, float units) { n_.b.at(qkv_, v_row(j), dim) += w(units * kLambda); }
+void Head::value(int j, int dim, float units) {
+  n_.b.at(qkv_, v_row(j), dim) += w(units * kLambda);
+  note_head(n_, il_, h_, {dim});
+}
 
 void Head::pad(int j) { value(j, n_.one()); }
 
@@ -167,6 +199,7 @@ void Head::read(int j, int to, int n_hot) {
   CHECK(n_hot == 2 || n_hot == 8 || n_hot == 32);
   float scale = 1.0f / (std::sqrt(float(c.linear_value_head_dim) / float(n_hot)) * kGate);
   n_.b.at(n_.b.layer(il_) + "linear_attn.out_proj.weight", to, int64_t{h_} * c.linear_value_head_dim + j) = scale;
+  note_head(n_, il_, h_, {}, to);
 }
 
 Mlp::Mlp(Net& n, int il) : n_(n), il_(il) {}
@@ -187,6 +220,7 @@ void Mlp::clear(int dim) {
   n_.b.at(p + "gate_proj.weight", u, n_.one()) = kGate / hot;
   n_.b.at(p + "up_proj.weight", u, dim) = 1.0f / hot;
   n_.b.at(p + "down_proj.weight", dim, u) = -1.0f / kGate;
+  note_units(n_, il_, u, 1, true, {n_.one(), dim}, {dim});
 }
 
 void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs) {
@@ -221,6 +255,13 @@ void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>
       n_.b.at(p + "down_proj.weight", o.dim, u + k) += float(o.sign) * (k == 0 ? 1.0f : -1.0f) / kRuleLift;
     }
   }
+  if (n_.trail) {
+    std::vector<int> reads = {n_.one(), n_.one2()}, writes;
+    for (const Term& t : terms) reads.insert(reads.end(), t.dims.begin(), t.dims.end());
+    reads.insert(reads.end(), veto.begin(), veto.end());
+    for (const Out& o : outputs) writes.push_back(o.dim);
+    note_units(n_, il_, u, 2, false, std::move(reads), std::move(writes));
+  }
 }
 
 void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& outputs) {
@@ -240,6 +281,11 @@ void Mlp::rule(const std::vector<Literal>& literals, const std::vector<int>& out
     n_.b.at(p + "gate_proj.weight", u + k, n_.one()) += bias / hot;
     n_.b.at(p + "up_proj.weight", u + k, n_.one()) = 1.0f / hot;
     for (int d : outputs) n_.b.at(p + "down_proj.weight", d, u + k) = (k == 0 ? 1.0f : -1.0f) / kRuleLift;
+  }
+  if (n_.trail) {
+    std::vector<int> reads = {n_.one()};
+    for (const Literal& lit : literals) reads.insert(reads.end(), lit.begin(), lit.end());
+    note_units(n_, il_, u, 2, false, std::move(reads), outputs);
   }
 }
 

@@ -34,6 +34,26 @@ inline constexpr float kLambda = 24.0f;  // value code entries
 inline constexpr float kBeta = 30.0f;    // sigmoid(30) = 1: every write replaces the row
 inline constexpr float kGate = 32.0f;    // SiLU(32) = 32: the z gate of a head that reads
 
+// What the construction wrote, unit by unit and head by head, for the map (map.h): the
+// stage that wrote each, the dims it reads and the dims it writes.
+struct Trail {
+  struct Unit {
+    int layer, first, count;  // MLP units [first, first + count) of the layer
+    int stage;                // index into kStages
+    bool clear;               // a clear (build_clears): writes minus its one input dim
+    std::vector<int> reads, writes;
+  };
+  struct HeadUse {
+    int layer, head;
+    std::vector<int> stages;  // every stage that set a weight of it
+    std::vector<int> reads;   // the dims its keys, queries and values read
+    std::vector<int> writes;  // the dims its out_proj writes
+  };
+  std::vector<Unit> units;
+  std::vector<HeadUse> heads;
+  HeadUse& head(int layer, int head, int stage);
+};
+
 struct Net {
   Builder& b;
   const Layout& l;
@@ -44,6 +64,8 @@ struct Net {
   // The width RMSNorm averages over: the hidden size, or a merged model's wider residual
   // (the machine's dims plus a base's, +0 at the machine's tokens).
   int norm_width = 0;
+  Trail* trail = nullptr;  // recorded into when set
+  int stage = 0;           // the stage being built (kStages)
 
   float rms_at(int sublayer) const;
   // What a hot entry is after the sublayer's RMSNorm: the power of two nearest 1 / rms.

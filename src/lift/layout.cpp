@@ -19,12 +19,16 @@ bool overlap(const Life& a, const Life& b) {
          (b.head && meet(a.born, a.cleared, input.born, input.cleared)) || (a.head && b.head);
 }
 
-void Layout::add(const std::string& name, int size, Life life) {
+int Field::dim(int group, int digit) const { return offset + code.dim(group, digit); }
+
+void Layout::add(const std::string& name, Code code, Life life, std::string meaning) {
+  const int size = code.size();
   CHECK(size > 0);
+  life.hots = code.hots();
   CHECK(life.born >= kEmbedding && life.born < life.cleared);
-  CHECK(life.cleared == kNever || (life.cleared % 2 == 1 && life.hots > 0));  // an MLP clears
+  CHECK(life.cleared == kNever || life.cleared % 2 == 1);  // an MLP clears
   CHECK(index.emplace(name, fields.size()).second);
-  fields.push_back({name, 0, size, life});
+  fields.push_back({.name = name, .size = size, .life = life, .code = std::move(code), .meaning = std::move(meaning)});
 }
 
 void Layout::place() {

@@ -2,14 +2,16 @@
 // lives from the sublayer that writes it first to the MLP that clears it (writes minus its
 // code after its last reader has run), and fields whose lives do not overlap share dims,
 // so the residual is as wide as the most dims alive at once, not the sum of every field
-// (issue 24: the merged checkpoint grows with this width). Weights are written by field
-// name, so the construction, the divergence finder and the panel all speak of
-// "img_addr[5]", never of dim 312.
+// (the merged checkpoint grows with this width). Weights are written by field name, so
+// the construction, the divergence finder and the panel all speak of "img_addr[5]", never
+// of dim 312; a field's code (code.h) says what its dims hold.
 #pragma once
 
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "lift/code.h"
 
 namespace qgpu::lift {
 
@@ -23,7 +25,7 @@ constexpr int mlp(int il) { return 2 * il + 1; }
 struct Life {
   int born = kEmbedding;  // the sublayer that writes the field first
   int cleared = kNever;   // the MLP that clears it, at or after its last reader
-  int hots = 0;           // the hot entries it holds there (the residual's energy drops by them)
+  int hots = 0;           // the hot entries it holds there (its code's; the residual's energy drops by them)
   // Read by the LM head: the tied embedding, which is also the head, writes the head's
   // pattern for a token into these dims too, and L0's MLP clears it, so the field also
   // holds its dims from the embedding to that clear.
@@ -33,9 +35,12 @@ struct Life {
 struct Field {
   std::string name;
   int offset = 0;
-  int size = 0;
+  int size = 0;  // code.size()
   Life life;
-  int dim(int i) const;  // offset + i, CHECKed in range
+  Code code;
+  std::string meaning;
+  int dim(int i) const;                  // offset + i, CHECKed in range
+  int dim(int group, int digit) const;   // the dim of a digit of its code
 };
 
 struct Layout {
@@ -44,8 +49,8 @@ struct Layout {
   bool shared = true;  // false: every field gets dims of its own (the lifetime test's layout)
   std::unordered_map<std::string, size_t> index;  // name -> position in fields (add keeps it)
 
-  // A field; place() gives it dims.
-  void add(const std::string& name, int size, Life life = {});
+  // A field; place() gives it dims. Its life's hots are its code's.
+  void add(const std::string& name, Code code, Life life, std::string meaning);
   // Gives every field the lowest dims that no field alive at the same time holds (first
   // fit, the longest-lived fields first, then the widest).
   void place();

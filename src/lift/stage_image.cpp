@@ -100,7 +100,7 @@ std::vector<int> embedding_dims(const Layout& l, const Rec& r) {
   record_dims(l, r, d);
   launch_dims(l, r, d);
   image_dims(l, r, d);
-  CHECK(static_cast<int>(d.size()) == kEmbedHots);
+  CHECK(static_cast<int>(d.size()) == embedding_hots(l));
   return d;
 }
 

@@ -131,7 +131,7 @@ void build_lane_status(Net& n) {
         h.value(kLaneFlag + p, n.dim("sflag" + s, p));
         h.value(kLaneFlag + p, n.dim("rflag" + std::to_string(w), p));
       }
-      for (int j = kLaneStatusCode; j < kLaneStatusCode + 32 - kLaneStatusHots; ++j) h.pad(j);
+      for (int j = kLaneStatusCode; j < kLaneStatusCode + 32 - n.l["ls00"].code.hots(); ++j) h.pad(j);
     }
 }
 

@@ -49,12 +49,7 @@ Mlp::Term value_term(Net& n, const std::string& field, int first, int size);
 std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false);
 
 // The token embedding: one hot per field group ("none" included) and the constants `one`
-// and `one2`, kEmbedHots per token.
-inline constexpr int kEmbedHots = 40;
-// The tied head (stage_emit.cpp): a token's embedding row is also its LM head row, so it
-// also sets the dims its record matches (at most 14: a one-token value's family, fits,
-// 4 tag rails, 8 nibbles) and pads them to kHeadHots; L0's MLP clears both.
-inline constexpr int kHeadHots = 14;
+// and `one2` (embedding_hots() per token), and the head pattern (kHeadHots, plan.h).
 // The pad channel of the ROM field heads (op, guard, d, a, b, c: a code and the pad).
 inline constexpr int kRomPad = 127;
 static_assert(kNumOps + 1 <= kFx && kFieldCodes <= kFx && kFx < kRomPad);
@@ -127,9 +122,7 @@ void build_atomics(Net& n);
 // and the record family (L14 MLP), the LM head.
 void build_emit(Net& n);
 
-// stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act),
-// kLaneControlHots per lane.
-inline constexpr int kLaneControlHots = 4;
+// stage_control.cpp: L2's MLP, what the step does to each lane (eff, npc_hi, npc_lo, act).
 
 // A nibble adder's carry classes (kill, propagate, generate) and a nibble compare's
 // (less, equal, greater): the fields that hold them have three dims a nibble.
