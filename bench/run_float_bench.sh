@@ -7,8 +7,9 @@
 # roundings) runs its first `// run:` line twice:
 #   - on the interpreter, with the one-op forms: its records, and its float steps (warp steps
 #     of a block holding a float op: `sched` records of those blocks);
-#   - inside the model, where each float op is an integer sequence (docs/design.md §3 item
-#     5): its records and tokens/s. Its outputs must be the interpreter's (exit 1 otherwise).
+#   - inside the model, where each float op is an integer sequence (docs/design.md §3,
+#     "The rest of the ALU"): its records and tokens/s. Its outputs must be the
+#     interpreter's (exit 1 otherwise).
 # tokens / float step = (model records - interpreter records) / float steps: what the
 # sequences add per float op a warp runs. Kernels that do not fit the machine as sequences
 # (past the ROM's blocks or the registers) are listed with the compiler's reason.

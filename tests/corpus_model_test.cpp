@@ -7,7 +7,7 @@
 // yet are counted and named; the count of kernels may only grow (kMinKernels), and every
 // one generates except float kernels whose add, sub, mul, fma, div, sqrt and conversion
 // sequences do not fit the machine (the model has the compares, min, max, neg and abs as
-// layers and the rest as integer sequences: design.md §3, "Next", item 5), which are
+// layers and the rest as integer sequences: design.md §3, "The rest of the ALU"), which are
 // counted apart.
 #include <fmt/format.h>
 #include <fmt/ranges.h>

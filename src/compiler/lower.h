@@ -35,7 +35,7 @@ struct LowerEnv {
   bool float_sequences = false;  // f32 add, sub, mul, div, sqrt and the conversions as integer sequences
   // With float_sequences: the float ops (add standing for sub too) whose sequence is one
   // shared copy after the kernel, called from each use (compile_ptx's second try when the
-  // inlined sequences pass the ROM; design.md §3, "Next", item 5).
+  // inlined sequences pass the ROM; design.md §3, "The rest of the ALU").
   std::set<Op> shared_float_ops;
   // With kFmaF shared: add, sub and mul are calls of the fma's copy too (compile_ptx's third
   // try): a + b = fma(a, 1, b), a - b = fma(b, -1, a), a * b = fma(a, b, -0), each exact.

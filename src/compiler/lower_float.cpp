@@ -1,6 +1,6 @@
 // binary32 arithmetic as sequences of the machine's integer ops, for the compiled model,
 // whose layers order floats (compares, min, max, neg, abs) but do not yet add, multiply
-// or convert them (docs/design.md §3, "Next", item 5). Each sequence (branch-free but for
+// or convert them (docs/design.md §3, "The rest of the ALU"). Each sequence (branch-free but for
 // div's and sqrt's loops) computes alu_f32's bits exactly: round to nearest even,
 // subnormals kept, NVIDIA's canonical NaN (tests/float_test.cpp runs them against alu_f32
 // on the same operands as the ops themselves).
