@@ -1,8 +1,8 @@
-// The compiled model generates launches (issue 5): host::generate_launch feeds the
-// program image and decodes greedily until `end`; the records equal the interpreter's
-// token for token and the memory read out of the model's state equals the interpreter's,
-// in f32, bf16, f16 and bf16 with transformers' rounding, and the model path never calls
-// the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
+// The compiled model generates launches (issue 5): host::launch and the generate_launch
+// under it feed the program image and decode greedily until `end`; the records equal the
+// interpreter's token for token and the memory read out of the model's state equals the
+// interpreter's, in f32, bf16, f16 and bf16 with transformers' rounding, and the model path
+// never calls the interpreter. Programs: examples/lanes.qasm (per-lane and broadcast values, 4-byte
 // values, loads, stores, a barrier, two waves), examples/loops.qasm (a data-dependent loop,
 // divergence, compares, predicate logic, guards), examples/mul.qasm (mul.lo, mad.lo),
 // examples/bits.qasm (popc, clz, brev at their edges), examples/grid2d.qasm (%ctaid on a
@@ -23,6 +23,7 @@
 #include <limits>
 #include <random>
 
+#include "base/error.h"
 #include "engine/forward.h"
 #include "gpu/interp.h"
 #include "host/launch.h"
@@ -249,6 +250,49 @@ TEST(ModelLaunch, GeneratesF32) { generate_all({DType::f32, Rounding::llama_cpp}
 TEST(ModelLaunch, GeneratesBf16) { generate_all({DType::bf16, Rounding::llama_cpp}); }
 TEST(ModelLaunch, GeneratesBf16Transformers) { generate_all({DType::bf16, Rounding::transformers}); }
 TEST(ModelLaunch, GeneratesF16) { generate_all({DType::f16, Rounding::llama_cpp}); }
+
+// host::launch(), the one entry the tools and the chat use: examples/vecadd.qasm on the
+// GPU-only model gives the interpreter's records, memory and ROM, every field of the result
+// filled, and never calls the interpreter; the prompt is the program image.
+TEST(ModelLaunch, LaunchGivesTheInterpretersRecordsAndMemory) {
+  const Model& m = test_util::gpu_model(DType::f32);
+  const Program p = assemble(test_util::read_file(fmt::format("{}/examples/vecadd.qasm", QGPU_SOURCE_DIR)), "vecadd.qasm");
+  const Launch l{.grid_x = 2, .block_x = 4};
+  const Trace want = run(p, l);
+  const int64_t calls = interpreter_calls();
+  const host::LaunchResult got = host::launch(p, l, m);
+  EXPECT_EQ(interpreter_calls(), calls) << "the model path called the interpreter";
+  EXPECT_EQ(got.prompt, encode_image(p, l));
+  EXPECT_EQ(got.records, want.records);
+  EXPECT_TRUE(got.mem == want.final.mem);
+  EXPECT_TRUE(got.mem_written == want.final.mem_written);
+  EXPECT_TRUE(got.rom == want.final.rom);
+  EXPECT_GT(got.seconds, 0.0);
+  EXPECT_EQ(read_array(host::launch_trace(got).final, p.arrays[2]), std::vector<uint32_t>({11, 22, 33, 44, 55, 66, 77,
+                                                                                          static_cast<uint32_t>(-992)}));
+}
+
+// A program with an op the model lacks: host::launch() throws, before any token, the
+// error that names the kernel and the gap and points at --engine interp and --check.
+TEST(ModelLaunch, LaunchOfAProgramTheModelCannotGenerateIsOneError) {
+  const Model& m = test_util::gpu_model(DType::f32);
+  const Program p = assemble(test_util::read_file(fmt::format("{}/examples/div_mod.qasm", QGPU_SOURCE_DIR)), "div_mod.qasm");
+  const std::optional<std::string> gap = host::generation_gap(p, p.launch);
+  ASSERT_TRUE(gap);
+  EXPECT_NE(gap->find("div.s"), std::string::npos) << *gap;
+  bool hooked = false;
+  try {
+    host::launch(p, p.launch, m, {.on_record = [&](const Rec*, const State&) { return hooked = true; }});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("--engine model: {}: the compiled model cannot generate this kernel's records yet: {}. Use "
+                          "--engine interp, or --check to compare the state the model holds with the interpreter's "
+                          "for any kernel",
+                          p.kernel, *gap));
+  }
+  EXPECT_FALSE(hooked) << "a token was fed";
+}
 
 TEST(ModelLaunch, AsmEngineModelReportsTheInterpretersOutputs) {
   const std::string file = std::string(QGPU_SOURCE_DIR) + "/examples/lanes.qasm";

@@ -49,8 +49,8 @@ struct RuntimeOptions {
   // head's decay is exactly 1, its recurrence skips the rows of S of its zero key and
   // query entries (delta_rule_skipping: the same bits, decided per token and head).
   bool skip_zero_rows = false;
-  // Every sequence this Runtime runs holds the GPU's tokens alone: a launch (host::
-  // generate_launch, host::check_launch), never text. On a merged checkpoint (config.json's
+  // Every sequence this Runtime runs holds the GPU's tokens alone: a launch (host::launch,
+  // host::check_launch), never text. On a merged checkpoint (config.json's
   // "qgpu") with skip_zero_rows, the base's layers and the head's base rows are then skipped:
   // in such a sequence the base's residual dims are +0 at every position, so each base
   // layer would add +0 and keep its state at its zeros, and the base's head rows would give

@@ -1,3 +1,6 @@
+// The host's side of a launch on the model (host/launch.h): generate() is the one decode
+// loop; launch() and generate_launch() are its two entries, and launch_trace() the one
+// place a LaunchResult becomes a Trace.
 #include "host/launch.h"
 
 #include <emmintrin.h>
@@ -6,6 +9,7 @@
 
 #include "base/error.h"
 #include "host/readout.h"
+#include "lift/machine_model.h"
 
 namespace qgpu::host {
 namespace {
@@ -42,8 +46,11 @@ int32_t greedy(std::span<const float> logits) {
   return best;
 }
 
-ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
-                         int64_t max_records, const RecordHook& on_record) {
+namespace {
+
+// generate_launch's work, into a LaunchResult (launch() and generate_launch() share it).
+LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
+                      int64_t max_records, const RecordHook& on_record) {
   // A launch is its own sequence of the GPU's tokens: in a merged checkpoint the base's
   // layers and head rows are skipped (they would compute +0: docs/design.md §3).
   options.gpu_sequence = true;
@@ -60,12 +67,12 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
     return Error(fmt::format("launch stopped after {} records (interrupted)", n));
   };
   if (on_record && !on_record(nullptr, s)) throw stopped(0);
-  ModelRun out;
-  out.trace.prompt.assign(prompt.begin(), prompt.end());
+  LaunchResult out;
+  out.prompt.assign(prompt.begin(), prompt.end());
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     const int32_t id = greedy(std::span<const float>(logits).subspan(static_cast<size_t>(at))) + at;
-    const int64_t n = static_cast<int64_t>(out.trace.records.size());
+    const int64_t n = static_cast<int64_t>(out.records.size());
     const int64_t position = static_cast<int64_t>(prompt.size()) + n;  // of this token in the sequence
     const auto not_a_record = [&](const std::string& what) {
       return Error(fmt::format("the model emitted {} as record {} (token position {}): not an execution record (a "
@@ -75,9 +82,9 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
     if (id - at >= vocab_size()) throw not_a_record(fmt::format("token {}, past the GPU's {},", id - at, vocab_size()));
     const Rec r = decode_token(id - at);
     if (!is_record(r.kind)) throw not_a_record(fmt::format("'{}'", record_text(r)));
-    out.trace.records.push_back(r);
+    out.records.push_back(r);
     if (r.kind == Tok::kEnd) {
-      if (on_record) on_record(&out.trace.records.back(), s);
+      if (on_record) on_record(&out.records.back(), s);
       break;
     }
     if (n + 1 >= max_records)
@@ -85,16 +92,52 @@ ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options,
                               "--max-records {}): a kernel that does not finish, or a divergence (`--check` names it)",
                               n + 1, prompt.size(), position, max_records));
     rt.forward(s, std::span(&id, 1), logits);
-    if (on_record && !on_record(&out.trace.records.back(), s)) throw stopped(n + 1);
+    if (on_record && !on_record(&out.records.back(), s)) throw stopped(n + 1);
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<std::optional<uint32_t>> mem = read_memory(m, s);
   for (int a = 0; a < kMemWords; ++a) {
-    out.trace.final.mem_written[a] = mem[a].has_value();
-    out.trace.final.mem[a] = mem[a].value_or(0);
+    out.mem_written[a] = mem[a].has_value();
+    out.mem[a] = mem[a].value_or(0);
   }
-  out.trace.final.rom = read_rom(m, s);
+  out.rom = read_rom(m, s);
   return out;
+}
+
+}  // namespace
+
+Trace launch_trace(const LaunchResult& r) {
+  Trace t{.prompt = r.prompt, .records = r.records};
+  t.final.mem = r.mem;
+  t.final.mem_written = r.mem_written;
+  t.final.rom = r.rom;
+  return t;
+}
+
+engine::RuntimeOptions runtime_options(const LaunchOptions& o) {
+  return {.threads = o.threads, .rounding = o.rounding, .skip_zero_rows = true};
+}
+
+std::optional<std::string> generation_gap(const Program& p, const Launch& l) {
+  return lift::generation_gap(p.code, l);
+}
+
+void require_generation(const Program& p, const Launch& l) {
+  if (std::optional<std::string> gap = generation_gap(p, l))
+    fail("--engine model: {}: the compiled model cannot generate this kernel's records yet: {}. Use --engine "
+         "interp, or --check to compare the state the model holds with the interpreter's for any kernel",
+         p.kernel, *gap);
+}
+
+LaunchResult launch(const Program& p, const Launch& l, const engine::Model& m, const LaunchOptions& o) {
+  require_generation(p, l);
+  return generate(m, runtime_options(o), encode_image(p, l), o.max_records, o.on_record);
+}
+
+ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
+                         int64_t max_records, const RecordHook& on_record) {
+  LaunchResult r = generate(m, options, prompt, max_records, on_record);
+  return {launch_trace(r), r.seconds};
 }
 
 }  // namespace qgpu::host
