@@ -8,7 +8,6 @@
 #include "commands.h"
 #include "host/check.h"
 #include "host/launch.h"
-#include "lift/machine_model.h"
 #include "host/gpu_model.h"
 
 namespace qgpu {
@@ -31,8 +30,7 @@ void check_on_model(const ModelArgs& r, const Trace& t) {
   const engine::Model& m = named.model;
   const std::string& dir = named.name;
   const std::string dtype = engine::dtype_name(m.dtype);
-  host::CheckReport c = host::check_launch(m, {.threads = 1, .rounding = rounding, .skip_zero_rows = true},
-                                           t.prompt, t.records);
+  host::CheckReport c = host::check_launch(m, host::runtime_options({.rounding = rounding}), t.prompt, t.records);
   std::string what = fmt::format("{} {}{}", dir, dtype, r.rounding == "transformers" ? " (transformers' rounding)" : "");
   if (r.json) {
     nlohmann::ordered_json j = {{"model", dir}, {"dtype", dtype}, {"rounding", r.rounding},
@@ -54,29 +52,26 @@ void check_on_model(const ModelArgs& r, const Trace& t) {
 }
 
 void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records) {
-  if (std::optional<std::string> gap = lift::generation_gap(p.code, l))
-    fail("--engine model: {}: the compiled model cannot generate this kernel's records yet: {}. Use --engine "
-         "interp, or --check to compare the state the model holds with the interpreter's for any kernel",
-         p.kernel, *gap);
+  host::require_generation(p, l);  // before a checkpoint of gigabytes is read for nothing
   NamedModel named = load_named_model(a.model, a.dtype);
   const engine::Model& m = named.model;
   const std::string& dir = named.name;
-  std::vector<Rec> prompt = encode_image(p, l);
-  host::ModelRun run = host::generate_launch(
-      m, {.threads = 1, .rounding = rounding_option(a.rounding), .skip_zero_rows = true}, prompt, max_records);
+  const host::LaunchResult run =
+      host::launch(p, l, m, {.rounding = rounding_option(a.rounding), .max_records = max_records});
+  const Trace trace = host::launch_trace(run);
   report.engine = "model";
   report.dtype = engine::dtype_name(m.dtype);
   if (a.json) {
-    nlohmann::json j = trace_json(p, l, run.trace, report);
+    nlohmann::json j = trace_json(p, l, trace, report);
     j["model"] = dir;
     if (named.gpu_only_in_memory) j["construct_seconds"] = named.construct_seconds;
     j["seconds"] = run.seconds;
-    j["tokens_per_second"] = run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0;
+    j["tokens_per_second"] = run.seconds > 0 ? static_cast<double>(run.records.size()) / run.seconds : 0.0;
     return fmt::print("{}\n", j.dump());
   }
-  fmt::print("{}", trace_text(p, l, run.trace, report.with_records));
-  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s", dir, report.dtype, run.trace.records.size(),
-             run.seconds, run.seconds > 0 ? static_cast<double>(run.trace.records.size()) / run.seconds : 0.0);
+  fmt::print("{}", trace_text(p, l, trace, report.with_records));
+  fmt::print("model {} ({}): {} records in {:.3f} s, {:.0f} tokens/s", dir, report.dtype, run.records.size(),
+             run.seconds, run.seconds > 0 ? static_cast<double>(run.records.size()) / run.seconds : 0.0);
   if (named.gpu_only_in_memory) fmt::print(" (constructed in {:.3f} s)", named.construct_seconds);
   fmt::print("\n");
 }

@@ -20,7 +20,6 @@
 #include "compiler/compile.h"
 #include "gpu/trace_json.h"
 #include "host/launch.h"
-#include "lift/machine_model.h"
 
 namespace qgpu::chat {
 namespace {
@@ -201,7 +200,7 @@ bool Session::advanced_round(const std::string& reply, TurnResult& out, int& ret
     CompiledKernel k = compile_cuda_text(*source, o);
     // What the model cannot run (a float op in hand-written PTX it has no sequence for)
     // goes back like a compile error, so the language side can rewrite the kernel.
-    if (std::optional<std::string> gap = lift::generation_gap(k.program.code, k.program.launch))
+    if (std::optional<std::string> gap = host::generation_gap(k.program, k.program.launch))
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);
     r.kernel = k.kernel;
     r.program = k.program;
@@ -286,10 +285,9 @@ void Session::remember(const LaunchReport& r) {
 LaunchReport Session::launch(LaunchReport r, const Events& events,
                              const std::function<ojson(const MachineState&)>& result) {
   try {
-    if (std::optional<std::string> gap = lift::generation_gap(r.program.code, r.launch))
+    if (std::optional<std::string> gap = host::generation_gap(r.program, r.launch))
       fail("the compiled model cannot generate this kernel's records yet: {}", *gap);
     if (events.on_launch_start) events.on_launch_start(r);
-    std::vector<Rec> prompt = encode_image(r.program, r.launch);
     // One clock for the panel's tokens/s and the summary's: from the prompt read (and shown)
     // to the model's `end`, so the panel's last speed is the summary's.
     auto start = std::chrono::steady_clock::now();
@@ -302,9 +300,8 @@ LaunchReport Session::launch(LaunchReport r, const Events& events,
       if (!rec) start = std::chrono::steady_clock::now();
       return go;
     };
-    host::ModelRun run = host::generate_launch(
-        model_, {.threads = options_.threads, .skip_zero_rows = true}, prompt, options_.max_records, hook);
-    r.trace = std::move(run.trace);
+    r.trace = host::launch_trace(host::launch(
+        r.program, r.launch, model_, {.max_records = options_.max_records, .threads = options_.threads, .on_record = hook}));
     for (const Array& a : r.program.arrays)  // the kernel's parameters, not its __shared__ copies
       if (std::find(r.output_arrays.begin(), r.output_arrays.end(), a.name) != r.output_arrays.end())
         r.outputs[a.name] = array_json(a, read_array(r.trace.final, a));  // a float array's as floats
