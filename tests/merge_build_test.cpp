@@ -351,11 +351,25 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   test_util::Result ok = test_util::qgpu("verify " + (tmp / "merged"));
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_NE(ok.out.find("every GPU matrix equals the construction"), std::string::npos) << ok.out;
+  // The map written into the merge (offset by the base's dims and tokens) names every
+  // nonzero weight of the GPU's layers and token rows (tests/map_test.cpp: GPU-only).
+  test_util::Result mapped = test_util::qgpu("map --check --model " + (tmp / "merged"));
+  EXPECT_EQ(mapped.status, 0) << mapped.err;
+  EXPECT_NE(mapped.out.find("are where its map says"), std::string::npos) << mapped.out;
+  test_util::Result offset = test_util::qgpu("map --field sum --model " + (tmp / "merged"));
+  EXPECT_NE(offset.out.find(fmt::format("dims {:>4}-", d + lift::machine_layout()["sum"].offset)), std::string::npos) << offset.out;
 #endif
   poke_bf16(tmp / "merged", down, (d + 77) * I + 5, 0.5f);
   test_util::Result bad = test_util::qgpu("verify " + (tmp / "merged"));
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find(fmt::format("{} row {} column 5 is 0.5", down, d + 77)), std::string::npos) << bad.err;
+#if !defined(QGPU_ASAN)
+  // The map says which unit wrote where it should not (a clear of L0, into another field's dim).
+  test_util::Result unmapped = test_util::qgpu("map --check --model " + (tmp / "merged"));
+  EXPECT_EQ(unmapped.status, 1);
+  EXPECT_NE(unmapped.err.find(fmt::format("L0 down_proj unit 5 (clears) writes dim {}", d + 77)), std::string::npos)
+      << unmapped.err;
+#endif
 }
 
 TEST(MergeBuild, ABaseTheGpuCannotJoinIsOneErrorAndKeepsTheOutput) {

@@ -20,6 +20,7 @@ void add_generate_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_tiny_model_command(CLI::App& app);
 void add_compile_model_command(CLI::App& app);
+void add_map_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_chat_commands(CLI::App& app);  // chat, ask, eval

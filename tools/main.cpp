@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   qgpu::add_convert_command(app);
   qgpu::add_tiny_model_command(app);
   qgpu::add_compile_model_command(app);
+  qgpu::add_map_command(app);
   qgpu::add_build_command(app);
   qgpu::add_check_command(app);
   qgpu::add_chat_commands(app);

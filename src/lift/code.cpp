@@ -128,8 +128,10 @@ std::string text_of(const Code& c, const Reading& r) {
   if (c.kind == Code::Kind::kOnes) return r.valid() ? "pad" : "?";
   if ((c.kind == Code::Kind::kNibbles || c.kind == Code::Kind::kBits) && r.valid()) return fmt::to_string(word_of(c, r));
   std::string s;
-  for (size_t g = 0; g < r.digit.size(); ++g)
-    s += (g ? "|" : "") + (r.digit[g] < 0 ? std::string("?") : fmt::to_string(r.digit[g]));
+  for (size_t g = 0; g < r.digit.size(); ++g) {
+    if (g) s += '|';
+    s += r.digit[g] < 0 ? std::string("?") : fmt::to_string(r.digit[g]);
+  }
   return s;
 }
 

@@ -90,6 +90,7 @@ constexpr int rom_head(int block, int field) { return kRomHeads[block / kBankBlo
 // The launch header gx, gy, bx, by and the wave: L0 heads 11-15 (each written by its own
 // token, whose embedding holds the value); its MLP (threads, the grid's block count) is L1's.
 inline constexpr int kHeaderLayer = kControlLayer;
+inline constexpr int kHeaderHeads[5] = {11, 12, 13, 14, 15};  // gx, gy, bx, by, the wave
 inline constexpr int kLaunchLayer = 1;
 inline constexpr int kRegisterLayer = 2;
 inline constexpr int kPorts = 4;  // a, b, c, guard

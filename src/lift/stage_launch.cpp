@@ -16,9 +16,8 @@
 namespace qgpu::lift {
 namespace {
 
-// L0, beside the control heads: the header's values are in its tokens' embeddings, and
-// L1's heads are the ROM's two banks.
-constexpr int kHeaderHeads[5] = {11, 12, 13, 14, 15};
+// L0's heads kHeaderHeads, beside the control heads: the header's values are in its
+// tokens' embeddings.
 const char* const kHeaderFields[5] = {"h_gx", "h_gy", "h_bx", "h_by", "h_wave"};
 
 void build_header(Net& n) {

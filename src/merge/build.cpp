@@ -19,6 +19,7 @@
 #include "gpu/vocab.h"
 #include "lift/builder.h"
 #include "lift/machine_model.h"
+#include "lift/map.h"
 #include "merge/widen.h"
 
 namespace qgpu::merge {
@@ -402,6 +403,10 @@ BuildReport build_merged(const std::string& base_dir, const std::string& out_dir
     engine::write_safetensors_dir(tmp.path(), streamed(list, r.dtype, estimate, disk, o), o.max_shard_bytes);
     if (o.progress) o.progress(disk.done, disk.done);
     write_side_files(base, tmp.path(), r);
+    // The machine's map, in the merged checkpoint's dims, tokens and layers (`qgpu map`).
+    const nlohmann::ordered_json map =
+        lift::machine_map({.dims = p.base_hidden, .tokens = p.base_vocab, .layers = 0});
+    write_file_atomic((fs::path(tmp.path()) / lift::kMapFile).string(), [&](std::ostream& os) { os << map.dump(1) << "\n"; });
   } catch (const Error& e) {
     fail("{}{}", e.what(), fs::exists(tmp.out()) ? fmt::format(" (the previous output in {} is kept)", tmp.out()) : "");
   }

@@ -1,0 +1,526 @@
+// The map: the plan's fields and layers, and the trail of a construction grouped by stage
+// and field (map.h).
+#include "lift/map.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "base/error.h"
+#include "gpu/vocab.h"
+#include "lift/construct.h"
+#include "lift/machine_model.h"
+
+namespace qgpu::lift {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string sublayer_name(int s) {
+  if (s == kEmbedding) return "embedding";
+  return fmt::format("L{}.{}", s / 2, s % 2 ? "mlp" : "mixer");
+}
+
+// What a head of the machine is for, from the plan's head constants.
+std::string head_role(int il, int h) {
+  static const char* const kControl[] = {"the image address", "the ROM block address", "the step",
+                                         "the consumed value's bytes", "the consumed value (v)", "the tag's bytes",
+                                         "the value's tag (v)", "the energy pad at pred", "the last warp",
+                                         "the tag of a 4-byte value (bytes)", "the tag of a 4-byte value (none)"};
+  static const char* const kRomFields[] = {"op", "guard", "d", "a", "b", "c", "imm"};
+  static const char* const kHeader[] = {"gx", "gy", "bx", "by", "the wave"};
+  static const char* const kPortNames[] = {"a", "b", "c", "guard"};
+  if (il == kControlLayer) {
+    for (int i = 0; i < 5; ++i)
+      if (h == kHeaderHeads[i]) return fmt::format("launch header: {}", kHeader[i]);
+    if (h < static_cast<int>(std::size(kControl))) return fmt::format("control: {}", kControl[h]);
+  }
+  if (il == kRomLayer)
+    for (int bank = 0; bank < kRomBanks; ++bank)
+      for (int f = 0; f < kRomHeadCount; ++f)
+        if (kRomHeads[bank][f] == h) return fmt::format("ROM bank {} (blocks {}..{}): field {}", bank, bank * kBankBlocks, (bank + 1) * kBankBlocks - 1, kRomFields[f]);
+  if (il == kRegisterLayer)
+    for (int port = 0; port < kPorts; ++port)
+      for (int lane = 0; lane < kLanes; ++lane)
+        if (register_head(port, lane) == h) return fmt::format("register file: read port {} of lane {}", kPortNames[port], lane);
+  if (il == kParityLayer && h < kMaxCtas) return fmt::format("the barrier parity of CUDA block slot {}", h);
+  if (il == kLaneLayer)
+    for (int w = 0; w < kWarps; ++w)
+      for (int lane = 0; lane < kLanes; ++lane)
+        if (lane_head(w, lane) == h) return fmt::format("lane status: warp {} lane {}", w, lane);
+  if (il == kMemoryLayer && h == kMemoryHead) return "global memory: 126 words and the null slot";
+  return "unnamed";
+}
+
+// The field that holds `dim` at sublayer s, as a reader (alive at s's input), a writer
+// (alive after s) or a clear (cleared by s). The placement never gives two fields alive at
+// once one dim, so there is at most one.
+enum class As { kRead, kWrite, kClear };
+const Field* holder(const Layout& l, int dim, int s, As as) {
+  const Field* found = nullptr;
+  for (const Field& f : l.fields) {
+    if (dim < f.offset || dim >= f.offset + f.size) continue;
+    const Life& life = f.life;
+    bool ok = false;
+    switch (as) {
+      case As::kRead: ok = (life.born < s && s <= life.cleared) || (life.head && s <= mlp(0)); break;
+      case As::kWrite: ok = (life.born <= s && s < life.cleared) || (life.head && s == kEmbedding); break;
+      case As::kClear: ok = life.cleared == s || (life.head && s == mlp(0)); break;
+    }
+    if (!ok) continue;
+    CHECK(!found && "two fields hold one dim at one sublayer");
+    found = &f;
+  }
+  return found;
+}
+
+std::vector<std::string> field_names(const Layout& l, const std::vector<int>& dims, int s, As as) {
+  std::set<std::string> seen;
+  std::vector<std::string> names;
+  for (int d : dims) {
+    const Field* f = holder(l, d, s, as);
+    if (!f) fmt::print(stderr, "map: dim {} at {} ({}) is held by no field\n", d, sublayer_name(s), static_cast<int>(as));
+    CHECK(f && "a weight reads or writes a dim that no field holds there");
+    if (seen.insert(f->name).second) names.push_back(f->name);
+  }
+  return names;
+}
+
+ojson ranges_json(std::vector<int> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  ojson out = ojson::array();
+  for (size_t i = 0; i < v.size();) {
+    size_t j = i;
+    while (j + 1 < v.size() && v[j + 1] == v[j] + 1) ++j;
+    out.push_back({v[i], v[j]});
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string ranges_text(const ojson& ranges) {
+  std::string s;
+  for (const ojson& r : ranges) {
+    const int a = r[0], b = r[1];
+    if (!s.empty()) s += ',';
+    s += a == b ? fmt::to_string(a) : fmt::format("{}-{}", a, b);
+  }
+  return s;
+}
+
+ojson code_json(const Code& c) {
+  static const char* const kKinds[] = {"digits", "nibbles", "bits", "ones"};
+  ojson j = {{"kind", kKinds[static_cast<int>(c.kind)]}, {"text", c.describe()}, {"hots", c.hots()}};
+  if (c.kind == Code::Kind::kOnes) j["width"] = c.ones;
+  else j["radix"] = c.radix;
+  return j;
+}
+
+}  // namespace
+
+ojson machine_map(const MapOffsets& at) {
+  Trail trail;
+  const Builder b = build_machine(0, true, &trail);
+  const Layout l = machine_layout();
+  const engine::Config& c = b.config;
+  ojson j;
+  j["format"] = kMapFormat;
+  j["construction"] = construction_fingerprint();
+  j["offsets"] = {{"dims", at.dims}, {"tokens", at.tokens}, {"layers", at.layers}};
+  j["machine"] = {{"hidden_size", c.hidden_size},      {"layers", c.num_hidden_layers},
+                  {"intermediate_size", c.intermediate_size}, {"vocab", vocab_size()},
+                  {"deltanet_heads", c.linear_num_value_heads}, {"key_head_dim", c.linear_key_head_dim},
+                  {"value_head_dim", c.linear_value_head_dim}};
+  const std::vector<int> hots = machine_hots();
+  ojson layers = ojson::array();
+  for (int il = 0; il < kLayerCount; ++il)
+    layers.push_back({{"layer", il + at.layers},
+                      {"mixer", kLayers[il].attention ? "attention" : "deltanet"},
+                      {"holds", kLayers[il].mixer},
+                      {"mlp", kLayers[il].mlp},
+                      {"hots", {hots[static_cast<size_t>(mixer(il))], hots[static_cast<size_t>(mlp(il))]}}});
+  j["layers"] = layers;
+  ojson fields = ojson::array();
+  for (const Field& f : l.fields) {
+    ojson fj = {{"name", f.name},
+                {"meaning", f.meaning},
+                {"code", code_json(f.code)},
+                {"dims", {f.offset + at.dims, f.size}},
+                {"born", f.life.born},
+                {"born_at", sublayer_name(f.life.born)},
+                {"cleared", f.life.cleared == kNever ? ojson(nullptr) : ojson(f.life.cleared)},
+                {"cleared_at", f.life.cleared == kNever ? ojson(nullptr) : ojson(sublayer_name(f.life.cleared))},
+                {"head", f.life.head}};
+    fields.push_back(fj);
+  }
+  j["fields"] = fields;
+  // Units: grouped by layer, stage, clear or rule, and the fields written.
+  struct Group {
+    int layer, stage;
+    bool clear;
+    std::vector<std::string> writes, reads;
+    std::vector<int> units;
+  };
+  std::vector<Group> groups;
+  std::map<std::string, size_t> index;
+  for (const Trail::Unit& u : trail.units) {
+    const int s = mlp(u.layer);
+    std::vector<std::string> writes = field_names(l, u.writes, s, u.clear ? As::kClear : As::kWrite);
+    // A clear reads `one` and the dim it clears.
+    const std::vector<std::string> reads =
+        u.clear ? std::vector<std::string>{"one", writes.at(0)} : field_names(l, u.reads, s, As::kRead);
+    std::sort(writes.begin(), writes.end());
+    const std::string key = fmt::format("{}|{}|{}|{}", u.layer, u.stage, u.clear, fmt::join(writes, ","));
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) groups.push_back({u.layer, u.stage, u.clear, writes, {}, {}});
+    Group& g = groups[it->second];
+    for (const std::string& r : reads)
+      if (std::find(g.reads.begin(), g.reads.end(), r) == g.reads.end()) g.reads.push_back(r);
+    for (int k = 0; k < u.count; ++k) g.units.push_back(u.first + k);
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    return a.layer != b.layer ? a.layer < b.layer : a.units.front() < b.units.front();
+  });
+  ojson units = ojson::array();
+  for (const Group& g : groups)
+    units.push_back({{"layer", g.layer + at.layers},
+                     {"stage", kStages[g.stage].name},
+                     {"kind", !g.clear ? "rule" : g.layer == 0 && l[g.writes.at(0)].life.cleared != mlp(0) ? "head pattern clear" : "clear"},
+                     {"writes", g.writes},
+                     {"reads", g.reads},
+                     {"count", g.units.size()},
+                     {"units", ranges_json(g.units)}});
+  j["units"] = units;
+  ojson heads = ojson::array();
+  std::vector<Trail::HeadUse> used = trail.heads;
+  std::sort(used.begin(), used.end(), [](const auto& a, const auto& b) { return std::pair(a.layer, a.head) < std::pair(b.layer, b.head); });
+  for (const Trail::HeadUse& h : used) {
+    ojson stages = ojson::array();
+    for (int s : h.stages) stages.push_back(kStages[s].name);
+    heads.push_back({{"layer", h.layer + at.layers},
+                     {"head", h.head},
+                     {"role", head_role(h.layer, h.head)},
+                     {"stages", stages},
+                     {"reads", field_names(l, h.reads, mixer(h.layer), As::kRead)},
+                     {"writes", field_names(l, h.writes, mixer(h.layer), As::kWrite)}});
+  }
+  j["heads"] = heads;
+  ojson tokens = ojson::array();
+  for (const Family& f : kFamilies)
+    tokens.push_back({{"family", f.name},
+                      {"first", family_offset(f.kind) + at.tokens},
+                      {"count", f.size},
+                      {"fields", f.fields},
+                      {"meaning", f.meaning}});
+  j["tokens"] = tokens;
+  return j;
+}
+
+namespace {
+
+const ojson* find_field(const ojson& map, const std::string& name) {
+  for (const ojson& f : map["fields"])
+    if (f["name"] == name) return &f;
+  return nullptr;
+}
+
+std::string field_line(const ojson& f) {
+  const int first = f["dims"][0], size = f["dims"][1];
+  return fmt::format("{:<9} dims {:>4}-{:<4} {:<38} {:>12} -> {:<12} {}", f["name"].get<std::string>(), first,
+                     first + size - 1, f["code"]["text"].get<std::string>(), f["born_at"].get<std::string>(),
+                     f["cleared_at"].is_null() ? "(kept)" : f["cleared_at"].get<std::string>(),
+                     f["meaning"].get<std::string>());
+}
+
+std::string join(const ojson& list, const char* sep) {
+  std::string s;
+  for (const ojson& x : list) {
+    if (!s.empty()) s += sep;
+    s += x.get<std::string>();
+  }
+  return s;
+}
+
+bool contains(const ojson& list, const std::string& name) {
+  for (const ojson& x : list)
+    if (x == name) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string map_text(const ojson& map) {
+  std::string s = fmt::format("the machine's map ({}; construction {}): {} fields, {} unit groups, {} heads\n",
+                              map["format"].get<std::string>(), map["construction"].get<std::string>(),
+                              map["fields"].size(), map["units"].size(), map["heads"].size());
+  const ojson& o = map["offsets"];
+  if (o["dims"] != 0 || o["tokens"] != 0)
+    s += fmt::format("in a merged checkpoint: the machine's dims from {}, its tokens from {}, its layers from {}\n",
+                     o["dims"].get<int>(), o["tokens"].get<int>(), o["layers"].get<int>());
+  s += "\nlayers:\n";
+  for (const ojson& l : map["layers"])
+    s += fmt::format("  L{:<2} {:<9} {}\n      mlp: {}\n", l["layer"].get<int>(), l["mixer"].get<std::string>(),
+                     l["holds"].get<std::string>(), l["mlp"].get<std::string>());
+  s += "\nfields (name, residual dims, code, written first -> cleared, meaning):\n";
+  for (const ojson& f : map["fields"]) s += "  " + field_line(f) + "\n";
+  s += "\ntokens (family, ids):\n";
+  for (const ojson& t : map["tokens"])
+    s += fmt::format("  {:<6} {}-{}\n", t["family"].get<std::string>(), t["first"].get<int>(),
+                     t["first"].get<int>() + t["count"].get<int>() - 1);
+  s += "\n`qgpu map --field NAME` shows the units and heads that write, read and clear a field; --json has them all\n";
+  return s;
+}
+
+std::string map_field_text(const ojson& map, const std::string& name) {
+  const ojson* f = find_field(map, name);
+  if (!f) fail("map: no field '{}': `qgpu map` lists them all", name);
+  std::string s = field_line(*f) + "\n";
+  auto groups = [&](const char* key, const char* kind, const char* title) {
+    std::string out;
+    for (const ojson& g : map["units"])
+      if (g["kind"] == kind && contains(g[key], name))
+        out += fmt::format("  L{}.mlp units {} ({}, stage {}): writes {}; reads {}\n", g["layer"].get<int>(),
+                           ranges_text(g["units"]), g["count"].get<int>(), g["stage"].get<std::string>(),
+                           join(g["writes"], " "), join(g["reads"], " "));
+    if (!out.empty()) s += fmt::format("{}:\n{}", title, out);
+  };
+  groups("writes", "rule", "written by");
+  for (const ojson& h : map["heads"])
+    if (contains(h["writes"], name))
+      s += fmt::format("written by L{}.mixer head {}: {} (stage {})\n", h["layer"].get<int>(), h["head"].get<int>(),
+                       h["role"].get<std::string>(), join(h["stages"], ", "));
+  groups("reads", "rule", "read by");
+  for (const ojson& h : map["heads"])
+    if (contains(h["reads"], name))
+      s += fmt::format("read by L{}.mixer head {}: {}\n", h["layer"].get<int>(), h["head"].get<int>(), h["role"].get<std::string>());
+  groups("writes", "clear", "cleared by");
+  groups("writes", "head pattern clear", "the head pattern in its dims (from the tied embedding), cleared by");
+  return s;
+}
+
+std::string map_markdown_layers(const ojson& map) {
+  std::string s = "| layer | mixer | the mixer holds | heads | the MLP holds | MLP units |\n|---|---|---|---|---|---|\n";
+  for (const ojson& l : map["layers"]) {
+    const int il = l["layer"];
+    int heads = 0, units = 0;
+    for (const ojson& h : map["heads"]) heads += h["layer"] == il;
+    for (const ojson& g : map["units"]) units += g["layer"] == il ? g["count"].get<int>() : 0;
+    s += fmt::format("| L{} | {} | {} | {} | {} | {} |\n", il, l["mixer"].get<std::string>(), l["holds"].get<std::string>(),
+                     heads, l["mlp"].get<std::string>(), units);
+  }
+  return s;
+}
+
+std::string map_markdown_fields(const ojson& map) {
+  std::string s = "| field | dims | code | written first | cleared | meaning |\n|---|---|---|---|---|---|\n";
+  for (const ojson& f : map["fields"]) {
+    const int first = f["dims"][0], size = f["dims"][1];
+    s += fmt::format("| `{}` | {}-{} | {} | {} | {} | {} |\n", f["name"].get<std::string>(), first, first + size - 1,
+                     f["code"]["text"].get<std::string>(), f["born_at"].get<std::string>(),
+                     f["cleared_at"].is_null() ? "kept" : f["cleared_at"].get<std::string>(),
+                     f["meaning"].get<std::string>());
+  }
+  return s;
+}
+
+ojson read_map(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / kMapFile).string();
+  std::ifstream in(path);
+  if (!in)
+    fail("{}: cannot read: the checkpoint has no map. `qgpu compile-model` and `qgpu build` write one; a checkpoint "
+         "from an older qgpu needs them run again",
+         path);
+  ojson j = ojson::parse(in, nullptr, false);
+  if (j.is_discarded()) fail("{}: not valid JSON", path);
+  if (!j.is_object() || j.value("format", "") != kMapFormat)
+    fail("{}: not a map of this qgpu (format '{}', expected '{}'): write it again with `qgpu compile-model` or `qgpu build`",
+         path, j.is_object() ? j.value("format", "") : "", kMapFormat);
+  return j;
+}
+
+namespace {
+
+// A dim -> field index for one sublayer: who may be read there, written, cleared.
+struct Owners {
+  std::vector<int> read, write, clear;  // per machine dim: field index or -1
+};
+
+}  // namespace
+
+MapCheck check_map(const ojson& map, const engine::SafetensorsDir& w, size_t limit) {
+  MapCheck r;
+  auto problem = [&](std::string s) {
+    if (r.problems.size() < limit) r.problems.push_back(std::move(s));
+  };
+  const int d0 = map["offsets"]["dims"], t0 = map["offsets"]["tokens"], l0 = map["offsets"]["layers"];
+  const int G = map["machine"]["hidden_size"], layers = map["machine"]["layers"], vocab = map["machine"]["vocab"];
+  const int dk = map["machine"]["key_head_dim"], dv = map["machine"]["value_head_dim"];
+  const int nheads = map["machine"]["deltanet_heads"];
+  std::vector<const ojson*> fields;
+  for (const ojson& f : map["fields"]) fields.push_back(&f);
+  auto born = [&](size_t i) { return (*fields[i])["born"].get<int>(); };
+  auto cleared = [&](size_t i) { return (*fields[i])["cleared"].is_null() ? kNever : (*fields[i])["cleared"].get<int>(); };
+  auto first = [&](size_t i) { return (*fields[i])["dims"][0].get<int>() - d0; };
+  auto size = [&](size_t i) { return (*fields[i])["dims"][1].get<int>(); };
+  auto is_head = [&](size_t i) { return (*fields[i])["head"].get<bool>(); };
+  // The owners of every dim at every sublayer (the same rules the map was made with).
+  std::vector<Owners> at(static_cast<size_t>(2 * layers + 1));
+  auto owners = [&](int s) -> Owners& { return at[static_cast<size_t>(s + 1)]; };
+  for (int s = kEmbedding; s < 2 * layers; ++s) {
+    Owners& o = owners(s);
+    o.read.assign(static_cast<size_t>(G), -1);
+    o.write.assign(static_cast<size_t>(G), -1);
+    o.clear.assign(static_cast<size_t>(G), -1);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const bool rd = (born(i) < s && s <= cleared(i)) || (is_head(i) && s <= mlp(0));
+      const bool wr = (born(i) <= s && s < cleared(i)) || (is_head(i) && s == kEmbedding);
+      const bool cl = cleared(i) == s || (is_head(i) && s == mlp(0));
+      for (int k = 0; k < size(i); ++k) {
+        const int dim = first(i) + k;
+        if (dim < 0 || dim >= G) {
+          problem(fmt::format("field {}: dim {} is outside the machine's {} dims", (*fields[i])["name"].get<std::string>(), dim + d0, G));
+          continue;
+        }
+        for (auto [on, v, what] : {std::tuple(rd, &o.read, "read"), std::tuple(wr, &o.write, "written"), std::tuple(cl, &o.clear, "cleared")}) {
+          if (!on) continue;
+          int& slot = (*v)[static_cast<size_t>(dim)];
+          if (slot >= 0)
+            problem(fmt::format("dim {} at {}: fields {} and {} both {} there", dim + d0, sublayer_name(s),
+                                (*fields[static_cast<size_t>(slot)])["name"].get<std::string>(), (*fields[i])["name"].get<std::string>(), what));
+          slot = static_cast<int>(i);
+        }
+      }
+    }
+  }
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < fields.size(); ++i) by_name[(*fields[i])["name"]] = i;
+  // Per layer: unit -> group, head -> use.
+  std::vector<std::vector<const ojson*>> unit_group(static_cast<size_t>(layers));
+  for (const ojson& g : map["units"]) {
+    const int il = g["layer"].get<int>() - l0;
+    if (il < 0 || il >= layers) {
+      problem(fmt::format("a unit group names layer {}, not one of the machine's", il + l0));
+      continue;
+    }
+    auto& v = unit_group[static_cast<size_t>(il)];
+    for (const ojson& rg : g["units"])
+      for (int u = rg[0]; u <= rg[1].get<int>(); ++u) {
+        if (static_cast<int>(v.size()) <= u) v.resize(static_cast<size_t>(u) + 1, nullptr);
+        if (v[static_cast<size_t>(u)]) problem(fmt::format("L{} unit {} is in two groups", il + l0, u));
+        v[static_cast<size_t>(u)] = &g;
+      }
+  }
+  std::map<std::pair<int, int>, const ojson*> head_use;
+  for (const ojson& h : map["heads"]) head_use[{h["layer"].get<int>() - l0, h["head"].get<int>()}] = &h;
+  // Whether the field at `dim` (machine-relative) in role `o` is one of `names`.
+  auto allowed = [&](const std::vector<int>& o, int dim, const ojson& names) {
+    if (dim < 0 || dim >= G) return false;
+    const int f = o[static_cast<size_t>(dim)];
+    return f >= 0 && contains(names, (*fields[static_cast<size_t>(f)])["name"].get<std::string>());
+  };
+  auto field_at = [&](const std::vector<int>& o, int dim) -> std::string {
+    if (dim < 0 || dim >= G) return "a base dim";
+    const int f = o[static_cast<size_t>(dim)];
+    return f < 0 ? "no field" : (*fields[static_cast<size_t>(f)])["name"].get<std::string>();
+  };
+  // Every nonzero entry of a tensor: fn(row, col).
+  auto scan = [&](const std::string& name, auto fn) {
+    const engine::TensorView* t = w.find(name);
+    if (!t) return problem(fmt::format("{}: missing from the checkpoint", name));
+    const int64_t rows = t->shape.empty() ? 0 : t->shape[0], cols = rows ? t->numel() / rows : 0;
+    const size_t es = engine::dtype_size(t->dtype);
+    const auto* bytes = static_cast<const uint8_t*>(t->data);
+    for (int64_t i = 0; i < t->numel(); ++i) {
+      uint32_t v = 0;
+      std::memcpy(&v, bytes + static_cast<size_t>(i) * es, es);
+      if ((v & (es == 4 ? 0x7fffffffu : 0x7fffu)) == 0) continue;  // +-0
+      ++r.nonzeros;
+      fn(i / cols, i % cols);
+    }
+  };
+  for (int il = 0; il < layers; ++il) {
+    const std::string p = fmt::format("model.layers.{}.", il + l0);
+    const int sm = mlp(il), sx = mixer(il);
+    const auto& groups = unit_group[static_cast<size_t>(il)];
+    auto group_of = [&](int64_t u) -> const ojson* { return u < static_cast<int64_t>(groups.size()) ? groups[static_cast<size_t>(u)] : nullptr; };
+    for (const char* m : {"gate_proj", "up_proj"})
+      scan(p + "mlp." + m + ".weight", [&](int64_t u, int64_t col) {
+        const ojson* g = group_of(u);
+        if (!g) return problem(fmt::format("L{} {} unit {}: nonzero, but the map gives the unit to no group", il + l0, m, u));
+        const Owners& o = owners(sm);
+        const auto& role = (*g)["kind"] != "rule" ? o.clear : o.read;
+        if (!allowed(role, static_cast<int>(col) - d0, (*g)["reads"]) && !allowed(o.read, static_cast<int>(col) - d0, (*g)["reads"]))
+          problem(fmt::format("L{} {} unit {} ({}: writes {}) reads dim {} ({}), which the map does not list", il + l0, m, u,
+                              (*g)["stage"].get<std::string>(), join((*g)["writes"], " "), col, field_at(o.read, static_cast<int>(col) - d0)));
+      });
+    scan(p + "mlp.down_proj.weight", [&](int64_t dim, int64_t u) {
+      const ojson* g = group_of(u);
+      if (!g) return problem(fmt::format("L{} down_proj unit {}: nonzero, but the map gives the unit to no group", il + l0, u));
+      const Owners& o = owners(sm);
+      const auto& role = (*g)["kind"] != "rule" ? o.clear : o.write;
+      if (!allowed(role, static_cast<int>(dim) - d0, (*g)["writes"]))
+        problem(fmt::format("L{} down_proj unit {} ({}) writes dim {} ({}), which the map does not list", il + l0, u,
+                            (*g)["stage"].get<std::string>(), dim, field_at(role, static_cast<int>(dim) - d0)));
+    });
+    if (is_attention(il)) {
+      for (const char* m : {"q_proj", "k_proj", "v_proj", "o_proj"})
+        scan(p + "self_attn." + m + ".weight", [&](int64_t row, int64_t col) {
+          problem(fmt::format("L{} self_attn.{} [{}, {}] is nonzero: the map has no attention heads", il + l0, m, row, col));
+        });
+      continue;
+    }
+    auto use = [&](int h) -> const ojson* {
+      auto it = head_use.find({il, h});
+      return it == head_use.end() ? nullptr : it->second;
+    };
+    const int kd = nheads * dk;
+    auto reader = [&](const std::string& tensor, auto head_of) {
+      scan(p + "linear_attn." + tensor + ".weight", [&](int64_t row, int64_t col) {
+        const int h = head_of(row);
+        const ojson* u = use(h);
+        if (!u) return problem(fmt::format("L{} {} row {} (head {}): nonzero, but the map has no such head", il + l0, tensor, row, h));
+        if (!allowed(owners(sx).read, static_cast<int>(col) - d0, (*u)["reads"]))
+          problem(fmt::format("L{} head {} ({}): {} reads dim {} ({}), which the map does not list", il + l0, h,
+                              (*u)["role"].get<std::string>(), tensor, col, field_at(owners(sx).read, static_cast<int>(col) - d0)));
+      });
+    };
+    reader("in_proj_qkv", [&](int64_t row) {
+      return static_cast<int>(row < 2 * kd ? (row % kd) / dk : (row - 2 * kd) / dv);
+    });
+    reader("in_proj_z", [&](int64_t row) { return static_cast<int>(row / dv); });
+    reader("in_proj_b", [&](int64_t row) { return static_cast<int>(row); });
+    reader("in_proj_a", [&](int64_t row) { return static_cast<int>(row); });
+    scan(p + "linear_attn.out_proj.weight", [&](int64_t dim, int64_t col) {
+      const int h = static_cast<int>(col / dv);
+      const ojson* u = use(h);
+      if (!u) return problem(fmt::format("L{} out_proj column {} (head {}): nonzero, but the map has no such head", il + l0, col, h));
+      if (!allowed(owners(sx).write, static_cast<int>(dim) - d0, (*u)["writes"]))
+        problem(fmt::format("L{} head {} ({}) writes dim {} ({}), which the map does not list", il + l0, h,
+                            (*u)["role"].get<std::string>(), dim, field_at(owners(sx).write, static_cast<int>(dim) - d0)));
+    });
+  }
+  // The token rows: the machine's tokens write only the embedding's fields and the head
+  // pattern's; the base's tokens (in a merge) none of the machine's dims.
+  scan("model.embed_tokens.weight", [&](int64_t token, int64_t col) {
+    const bool machine_token = token >= t0 && token < t0 + vocab;
+    if (!machine_token) {
+      if (col >= d0 && col < d0 + G) problem(fmt::format("base token {} writes the machine's dim {}", token, col));
+      return;
+    }
+    if (col < d0 || col >= d0 + G) return problem(fmt::format("machine token {} writes base dim {}", token, col));
+    if (owners(kEmbedding).write[static_cast<size_t>(col - d0)] < 0)
+      problem(fmt::format("machine token {} writes dim {}, which no embedding field holds", token, col));
+  });
+  (void)by_name;
+  return r;
+}
+
+}  // namespace qgpu::lift
