@@ -215,8 +215,8 @@ std::vector<std::string> pipeline(const PanelSnapshot& s, int width) {
   std::vector<std::string> out{rule(fmt::format("pipeline: the pass that consumed record #{}", s.records), width)};
   const std::optional<Instr> in = has_step(s) ? instr_at(s, s.step.y) : std::nullopt;
   const std::string op = in ? std::string(op_info(in->op).mnemonic) : "-";
-  auto row = [&](const char* stage, const std::string& layers, const std::string& what) {
-    out.push_back(fit(fmt::format(" {:<11}{:<10}{}", stage, layers, what), width));
+  auto row = [&](const char* phase, const std::string& layers, const std::string& what) {
+    out.push_back(fit(fmt::format(" {:<11}{:<10}{}", phase, layers, what), width));
   };
   // The layers of the construction (src/lift/machine_model.h), first in a merged checkpoint too.
   using namespace lift;

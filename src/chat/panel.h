@@ -66,7 +66,7 @@ void note_record(PanelSnapshot& s, const LaunchFeed& feed);
 
 // The panel as lines at most `width` columns wide: header (kernel, records, tokens/s),
 // scheduler (warps, the block each runs, active masks), ROM around the current block
-// (marked), pipeline (the four stages and what each works on at this token), register file
+// (marked), pipeline (its phases and what each works on at this token), register file
 // (lanes x r0..r23 of the running warp, or all warps when there is room), memory (126 words,
 // recent writes marked).
 std::vector<std::string> render_panel(const PanelSnapshot& s, int width);

@@ -42,13 +42,13 @@ std::string_view effect_text(Effect e) {
   return "?";
 }
 
-std::string_view stage_text(Stage s) {
+std::string_view phase_text(PipelinePhase s) {
   switch (s) {
-    case Stage::kImage: return "image";
-    case Stage::kFetch: return "fetch";
-    case Stage::kExecute: return "execute";
-    case Stage::kMemory: return "memory";
-    case Stage::kWriteback: return "write-back";
+    case PipelinePhase::kImage: return "image";
+    case PipelinePhase::kFetch: return "fetch";
+    case PipelinePhase::kExecute: return "execute";
+    case PipelinePhase::kMemory: return "memory";
+    case PipelinePhase::kWriteback: return "write-back";
   }
   return "?";
 }
@@ -83,10 +83,10 @@ std::string specials() {
 }
 
 std::string families() {
-  std::string s = "| family | first id | ids | stage | fields | meaning |\n|---|---|---|---|---|---|\n";
+  std::string s = "| family | first id | ids | phase | fields | meaning |\n|---|---|---|---|---|---|\n";
   for (const Family& f : kFamilies)
     s += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", f.name, family_offset(f.kind), f.size,
-                     stage_text(f.stage), f.fields, f.meaning);
+                     phase_text(f.phase), f.fields, f.meaning);
   return s + fmt::format("\nVocabulary size: **{}** tokens.\n", vocab_size());
 }
 
@@ -115,9 +115,9 @@ std::string isa_text() {
   for (const SpecialInfo& sp : kSpecials)
     s += fmt::format("  {:<12} {:<4} {}\n", sp.name, field_code(special(sp.special)), sp.meaning);
   s += fmt::format("\n{}\n", field_codes());
-  s += fmt::format("\nToken vocabulary: {} ids (family, ids, stage, fields: meaning)\n", vocab_size());
+  s += fmt::format("\nToken vocabulary: {} ids (family, ids, phase, fields: meaning)\n", vocab_size());
   for (const Family& f : kFamilies)
-    s += fmt::format("  {:<6} {:<12} {:<10} {}{}\n", f.name, id_range(f), stage_text(f.stage), f.fields,
+    s += fmt::format("  {:<6} {:<12} {:<10} {}{}\n", f.name, id_range(f), phase_text(f.phase), f.fields,
                      f.fields.empty() ? f.meaning : fmt::format(": {}", f.meaning));
   return s;
 }

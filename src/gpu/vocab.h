@@ -35,54 +35,55 @@ inline constexpr int kTagData = 0;
 inline constexpr int kTags = 1 << kLanes;
 inline constexpr int kSmallRange = kSmallMax - kSmallMin + 1;
 
-// Where in the machine's four-stage pipeline a record is produced (for display).
-enum class Stage : uint8_t { kImage, kFetch, kExecute, kMemory, kWriteback };
+// The phase of the machine's pipeline that produces a family's tokens (for display): fetch,
+// execute, memory or write-back for records, image for prompt tokens.
+enum class PipelinePhase : uint8_t { kImage, kFetch, kExecute, kMemory, kWriteback };
 
 struct Family {
   Tok kind;
   std::string_view name;
   int size;                 // number of token ids in the family
-  Stage stage;
+  PipelinePhase phase;
   std::string_view fields;  // what x, y, z mean
   std::string_view meaning;
 };
 
 inline constexpr std::array<Family, kNumFamilies> kFamilies = {{
-    {Tok::kBegin, "begin", 1, Stage::kImage, "", "start of a launch prompt; clears the machine"},
-    {Tok::kRun, "run", 1, Stage::kImage, "", "end of the prompt: wave 0 starts"},
-    {Tok::kEnd, "end", 1, Stage::kFetch, "", "every CUDA block has finished"},
-    {Tok::kGridX, "gx", kMaxGridBlocks, Stage::kImage, "x = grid size x (1..256)", "launch header"},
-    {Tok::kGridY, "gy", kMaxGridBlocks, Stage::kImage, "x = grid size y (1..256)", "launch header"},
-    {Tok::kBlockX, "bx", kMaxBlockThreads, Stage::kImage, "x = block size x (1..16)",
+    {Tok::kBegin, "begin", 1, PipelinePhase::kImage, "", "start of a launch prompt; clears the machine"},
+    {Tok::kRun, "run", 1, PipelinePhase::kImage, "", "end of the prompt: wave 0 starts"},
+    {Tok::kEnd, "end", 1, PipelinePhase::kFetch, "", "every CUDA block has finished"},
+    {Tok::kGridX, "gx", kMaxGridBlocks, PipelinePhase::kImage, "x = grid size x (1..256)", "launch header"},
+    {Tok::kGridY, "gy", kMaxGridBlocks, PipelinePhase::kImage, "x = grid size y (1..256)", "launch header"},
+    {Tok::kBlockX, "bx", kMaxBlockThreads, PipelinePhase::kImage, "x = block size x (1..16)",
      "launch header"},
-    {Tok::kBlockY, "by", kMaxBlockThreads, Stage::kImage, "x = block size y (1..16)",
+    {Tok::kBlockY, "by", kMaxBlockThreads, PipelinePhase::kImage, "x = block size y (1..16)",
      "launch header"},
-    {Tok::kRomAt, "@b", kBlocks, Stage::kImage, "x = block", "following fields go to ROM block x"},
-    {Tok::kOp, "op", kNumOps, Stage::kImage, "x = op", "the block's opcode"},
-    {Tok::kGuard, "guard", kGuardCodes, Stage::kImage, "x = guard code", "the block's guard"},
-    {Tok::kFieldD, "d", kFieldCodes, Stage::kImage, "x = field code", "operand d"},
-    {Tok::kFieldA, "a", kFieldCodes, Stage::kImage, "x = field code", "operand a"},
-    {Tok::kFieldB, "b", kFieldCodes, Stage::kImage, "x = field code", "operand b"},
-    {Tok::kFieldC, "c", kFieldCodes, Stage::kImage, "x = field code", "operand c"},
-    {Tok::kMemAt, "@m", kMemWords, Stage::kImage, "x = word", "the next value goes to memory x"},
-    {Tok::kSmall, "v", kTags * kSmallRange, Stage::kExecute,
+    {Tok::kRomAt, "@b", kBlocks, PipelinePhase::kImage, "x = block", "following fields go to ROM block x"},
+    {Tok::kOp, "op", kNumOps, PipelinePhase::kImage, "x = op", "the block's opcode"},
+    {Tok::kGuard, "guard", kGuardCodes, PipelinePhase::kImage, "x = guard code", "the block's guard"},
+    {Tok::kFieldD, "d", kFieldCodes, PipelinePhase::kImage, "x = field code", "operand d"},
+    {Tok::kFieldA, "a", kFieldCodes, PipelinePhase::kImage, "x = field code", "operand a"},
+    {Tok::kFieldB, "b", kFieldCodes, PipelinePhase::kImage, "x = field code", "operand b"},
+    {Tok::kFieldC, "c", kFieldCodes, PipelinePhase::kImage, "x = field code", "operand c"},
+    {Tok::kMemAt, "@m", kMemWords, PipelinePhase::kImage, "x = word", "the next value goes to memory x"},
+    {Tok::kSmall, "v", kTags * kSmallRange, PipelinePhase::kExecute,
      "x = tag (lane mask, 0 = image data), y = value (-256..511)",
      "a whole 32-bit value"},
-    {Tok::kHead, "h", kTags * 256, Stage::kExecute, "x = tag, y = byte 0",
+    {Tok::kHead, "h", kTags * 256, PipelinePhase::kExecute, "x = tag, y = byte 0",
      "first byte of a 4-token value (little endian)"},
-    {Tok::kMid1, "m1", 256, Stage::kExecute, "x = byte 1", "second byte"},
-    {Tok::kMid2, "m2", 256, Stage::kExecute, "x = byte 2", "third byte"},
-    {Tok::kTail, "t", 256, Stage::kExecute, "x = byte 3", "fourth byte; the value is complete"},
-    {Tok::kSched, "sched", kWarps * kBlocks * 15, Stage::kFetch,
+    {Tok::kMid1, "m1", 256, PipelinePhase::kExecute, "x = byte 1", "second byte"},
+    {Tok::kMid2, "m2", 256, PipelinePhase::kExecute, "x = byte 2", "third byte"},
+    {Tok::kTail, "t", 256, PipelinePhase::kExecute, "x = byte 3", "fourth byte; the value is complete"},
+    {Tok::kSched, "sched", kWarps * kBlocks * 15, PipelinePhase::kFetch,
      "x = warp, y = block, z = active mask (1..15)", "warp x runs block y with lanes z"},
-    {Tok::kPred, "pred", 15 * 16, Stage::kExecute, "x = lanes written (1..15), y = result bits",
+    {Tok::kPred, "pred", 15 * 16, PipelinePhase::kExecute, "x = lanes written (1..15), y = result bits",
      "predicate results of the step"},
-    {Tok::kBr, "br", 16, Stage::kExecute, "x = taken mask", "branch outcome of the step"},
-    {Tok::kSt, "st", kLanes * kMemWords, Stage::kMemory, "x = lane, y = word",
+    {Tok::kBr, "br", 16, PipelinePhase::kExecute, "x = taken mask", "branch outcome of the step"},
+    {Tok::kSt, "st", kLanes * kMemWords, PipelinePhase::kMemory, "x = lane, y = word",
      "lane x stores to memory word y"},
-    {Tok::kBar, "bar", kMaxCtas * 2, Stage::kWriteback, "x = CUDA block slot, y = new parity",
+    {Tok::kBar, "bar", kMaxCtas * 2, PipelinePhase::kWriteback, "x = CUDA block slot, y = new parity",
      "barrier release"},
-    {Tok::kWave, "wave", kMaxGridBlocks - 1, Stage::kFetch, "x = wave (1..255)",
+    {Tok::kWave, "wave", kMaxGridBlocks - 1, PipelinePhase::kFetch, "x = wave (1..255)",
      "the next wave of CUDA blocks starts"},
 }};
 
