@@ -223,32 +223,32 @@ void Mlp::clear(int dim) {
   note_units(n_, il_, u, 1, true, {n_.one(), dim}, {dim});
 }
 
-void Mlp::step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs) {
+void Mlp::threshold(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs) {
   const std::string p = n_.b.layer(il_) + "mlp.";
   int hi = 0;
   for (const Term& t : terms) {
     CHECK(t.dims.size() == t.weight.size() && !t.dims.empty());
     int most = 0;
     for (int w : t.weight) {
-      // At most 7 significant bits, so kStepGate w / hot is exact in bf16; an f32 residue
-      // times it stays below what a veto's kStepVeto gives (the NaN tests weigh 24 a bit,
+      // At most 7 significant bits, so kThresholdGate w / hot is exact in bf16; an f32 residue
+      // times it stays below what a veto's kThresholdVeto gives (the NaN tests weigh 24 a bit,
       // up to 96 a nibble: stage_pred.cpp).
       CHECK(std::abs(w) <= 127);
       most = std::max(most, w);
     }
     hi += most;
   }
-  CHECK(std::abs(theta) <= kStepRange && hi - theta <= kStepRange);  // the bias and a firing gate: exact
+  CHECK(std::abs(theta) <= kThresholdRange && hi - theta <= kThresholdRange);  // the bias and a firing gate: exact
   const int u = take_units();
   const float hot = n_.mlp_hot(il_);
   for (int k = 0; k < 2; ++k) {
     for (const Term& t : terms)
       for (size_t i = 0; i < t.dims.size(); ++i)
-        n_.b.at(p + "gate_proj.weight", u + k, t.dims[i]) += kStepGate * float(t.weight[i]) / hot;
-    for (int d : veto) n_.b.at(p + "gate_proj.weight", u + k, d) -= kStepVeto / hot;
-    const float bias = -float(theta) * kStepGate + (k == 0 ? kRuleLift : 0.0f);
+        n_.b.at(p + "gate_proj.weight", u + k, t.dims[i]) += kThresholdGate * float(t.weight[i]) / hot;
+    for (int d : veto) n_.b.at(p + "gate_proj.weight", u + k, d) -= kThresholdVeto / hot;
+    const float bias = -float(theta) * kThresholdGate + (k == 0 ? kRuleLift : 0.0f);
     n_.b.at(p + "gate_proj.weight", u + k, n_.one()) += bias / hot;
-    n_.b.at(p + "gate_proj.weight", u + k, n_.one2()) += kStepEdge / hot;
+    n_.b.at(p + "gate_proj.weight", u + k, n_.one2()) += kThresholdEdge / hot;
     n_.b.at(p + "up_proj.weight", u + k, n_.one()) = 1.0f / hot;
     for (const Out& o : outputs) {
       CHECK(o.sign == 1 || o.sign == -1);

@@ -76,7 +76,7 @@ struct Net {
   void set_norms();
   int fam(Tok t) const;                // the embedding dim of token family t
   int one() const { return l["one"].dim(0); }  // the dim every token sets: biases and constants
-  int one2() const { return l["one2"].dim(0); }  // a second one: the steps' kStepEdge
+  int one2() const { return l["one2"].dim(0); }  // a second one: the threshold rules' kThresholdEdge
   int dim(const std::string& field, int i) const { return l[field].dim(i); }
   // Literals for Mlp rules: dims [first, first + count) of a field; the families listed,
   // or all but them.
@@ -138,10 +138,10 @@ class Head {
 // at every token and the group is a valid one-hot code of constant energy.
 inline constexpr float kRuleGate = 512.0f;
 inline constexpr float kRuleLift = 128.0f;
-inline constexpr float kStepGate = 256.0f;
-inline constexpr float kStepEdge = 18.0f;  // the firing gates' offset: SiLU is linear from 17.3
-inline constexpr int kStepRange = 127;
-inline constexpr float kStepVeto = 32768.0f;  // more than kStepGate * kStepRange + kStepEdge + kRuleLift
+inline constexpr float kThresholdGate = 256.0f;
+inline constexpr float kThresholdEdge = 18.0f;  // the firing gates' offset: SiLU is linear from 17.3
+inline constexpr int kThresholdRange = 127;
+inline constexpr float kThresholdVeto = 32768.0f;  // more than kThresholdGate * kThresholdRange + kThresholdEdge + kRuleLift
 
 class Mlp {
  public:
@@ -149,20 +149,20 @@ class Mlp {
   using Literal = std::vector<int>;
   void rule(const std::vector<Literal>& literals, const std::vector<int>& outputs);
 
-  // A threshold: fires when sum_i weight_i [dim_i hot] >= theta and no veto dim is hot,
-  // adding each output's sign (+1 or -1) to its dim. Two units with gates
-  // kStepGate (sum - theta) + kStepEdge + kRuleLift and without the lift, less kStepVeto
-  // per hot veto dim: firing (m = sum - theta >= 0), 256 m + 146 and 256 m + 18, where
-  // SiLU is the identity (in f32 from 17.3 up), so down's difference is exactly 1;
-  // otherwise 256 m + 146 <= -110, where SiLU is exactly -0 (f32: below -108.5). So a step
-  // at its threshold is as far from SiLU's bend as one past it: an error of a few units in
-  // the gate (f32: a cleared dim's residue, a few 1e-6, times weights up to 15 x 256, or a
-  // veto's 2^15) moves its output by 1e-7, where a gate at 0 moved it by half the error.
-  // The offset sits on `one2`, apart from `one`'s -256 theta + 128, so both weights have
-  // at most 8 significant bits (exact in bf16); the gates round in bf16 to 256 m and
-  // 256 m + 128 or stay exact, a difference of 128 either way. Stages build one-hot codes
-  // from steps by telescoping: a base rule sets entry 0 and the step "sum >= v" moves the
-  // hot from entry v - 1 to entry v; sums of nibble values compare words without tables.
+  // A threshold rule: fires when sum_i weight_i [dim_i hot] >= theta and no veto dim is hot,
+  // adding each output's sign (+1 or -1) to its dim. Two units with gates kThresholdGate (sum -
+  // theta) + kThresholdEdge + kRuleLift and without the lift, less kThresholdVeto per hot veto
+  // dim: firing (m = sum - theta >= 0), 256 m + 146 and 256 m + 18, where SiLU is the identity
+  // (in f32 from 17.3 up), so down's difference is exactly 1; otherwise 256 m + 146 <= -110,
+  // where SiLU is exactly -0 (f32: below -108.5). So a rule at its threshold is as far from
+  // SiLU's bend as one past it: an error of a few units in the gate (f32: a cleared dim's
+  // residue, a few 1e-6, times weights up to 15 x 256, or a veto's 2^15) moves its output by
+  // 1e-7, where a gate at 0 moved it by half the error. The offset sits on `one2`, apart from
+  // `one`'s -256 theta + 128, so both weights have at most 8 significant bits (exact in bf16);
+  // the gates round in bf16 to 256 m and 256 m + 128 or stay exact, a difference of 128 either
+  // way. Stages build one-hot codes from threshold rules by telescoping: a base rule sets entry
+  // 0 and the threshold rule "sum >= v" moves the hot from entry v - 1 to entry v; sums of
+  // nibble values compare words without tables.
   // A one-hot group's contribution: weight[i] when dims[i] is hot (at most one is).
   struct Term {
     std::vector<int> dims;
@@ -172,7 +172,7 @@ class Mlp {
     int dim;
     int sign;
   };
-  void step(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs);
+  void threshold(const std::vector<Term>& terms, int theta, const std::vector<int>& veto, const std::vector<Out>& outputs);
   // Clears a dim after its last reader (whatever it holds, 1 or 0, so its field's code
   // whatever it is): one unit, gate kGate through `one` (SiLU(32) = 32), up the dim, down
   // -1 / kGate, so the output is exactly minus the dim's value in bf16 and f16 (f32: to

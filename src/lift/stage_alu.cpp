@@ -1,6 +1,6 @@
 // The execute stage for lane nl (docs/design.md §3, "operand select and ALU"), built from
-// threshold steps (Mlp::step) on nibble values, so a word compare or a nibble sum costs a
-// few units per nibble instead of a table:
+// threshold rules (Mlp::threshold) on nibble values, so a word compare or a nibble sum costs
+// a few units per nibble instead of a table:
 //   L6 MLP (the lane ops, the last readers of every lane's register reads): une, per
 //      effective lane j, port p and nibble g, whether lane j's operand p differs from lane
 //      nl's there (its register read, %tid or %laneid against oa, ob, oc; immediates and
@@ -51,9 +51,9 @@ Term small(Net& n, const std::string& field, int sign) {
 
 int une(Net& n, int lane, int port, int g, bool differs) { return n.dim("une", ((lane * 3 + port) * 8 + g) * 2 + (differs ? 1 : 0)); }
 
-// L6: une. Every (lane, port, nibble) starts equal; a step for "lane's value - nl's >= 1"
-// and one for "<= -1" move it to differs, vetoed unless the lane is effective, nl is a lane
-// and the operand field is of the step's source.
+// L6: une. Every (lane, port, nibble) starts equal; a threshold rule for "lane's value -
+// nl's >= 1" and one for "<= -1" move it to differs, vetoed unless the lane is effective, nl
+// is a lane and the operand field is of the rule's source.
 void uniform_rules(Net& n, Mlp& m) {
   std::vector<int> all_eq;
   for (int lane = 0; lane < kLanes; ++lane)
@@ -80,8 +80,8 @@ void uniform_rules(Net& n, Mlp& m) {
         for (Term& t : neg)
           for (int& w : t.weight) w = -w;
         const std::vector<Out> outs_ = {{une(n, lane, p, g, false), -1}, {une(n, lane, p, g, true), 1}};
-        m.step(mine_minus_nl, 1 - offset, veto, outs_);
-        m.step(neg, 1 + offset, veto, outs_);
+        m.threshold(mine_minus_nl, 1 - offset, veto, outs_);
+        m.threshold(neg, 1 + offset, veto, outs_);
       };
       for (int g = 0; g < 8; ++g) {  // registers and predicates (codes 1 .. kSpecialCode - 1)
         std::vector<Term> terms = nibble_bits(n, reads[p] + s, g, 1);
@@ -103,13 +103,13 @@ void uniform_and(Net& n, Mlp& m) {
   for (int lane = 0; lane < kLanes; ++lane)
     for (int p = 0; p < 3; ++p)
       for (int g = 0; g < 8; ++g) terms.push_back({{une(n, lane, p, g, true)}, {1}});
-  m.step(terms, 1, {}, {{n.dim("uni", 0), -1}, {n.dim("uni", 1), 1}});
+  m.threshold(terms, 1, {}, {{n.dim("uni", 0), -1}, {n.dim("uni", 1), 1}});
 }
 
 int as(Net& n, int g, int v) { return n.dim("as", 16 * g + v % 16); }
 int acl(Net& n, int g, int c) { return n.dim("acl", 3 * g + c); }
 
-// L11: as and acl for one operand pair, whose nibble g is the terms digit(g): steps
+// L11: as and acl for one operand pair, whose nibble g is the terms digit(g): threshold rules
 // "digit + carry in >= v" telescope the sum's nibble from 0 to v % 16 and the class from
 // kill to propagate (v = 15) and generate (v = 16).
 void adder_digits(Net& n, Mlp& m, std::string_view set, const std::function<std::vector<Term>(int)>& digit,
@@ -124,7 +124,7 @@ void adder_digits(Net& n, Mlp& m, std::string_view set, const std::function<std:
       std::vector<Out> outs = {{as(n, g, v - 1), -1}, {as(n, g, v), 1}};
       if (v == 15) outs.insert(outs.end(), {{acl(n, g, kKill), -1}, {acl(n, g, kPropagate), 1}});
       if (v == 16) outs.insert(outs.end(), {{acl(n, g, kPropagate), -1}, {acl(n, g, kGenerate), 1}});
-      m.step(terms, v - (g == 0 ? carry_in : 0), veto, outs);
+      m.threshold(terms, v - (g == 0 ? carry_in : 0), veto, outs);
     }
   }
 }
@@ -175,7 +175,7 @@ void adder_second_half(Net& n, Mlp& m) {
       digit.weight.push_back(v);
     }
     for (int v = 1; v <= 16; ++v)
-      m.step({digit, carry}, v, {}, {{n.dim("sum", 16 * g + (v - 1) % 16), -1}, {n.dim("sum", 16 * g + v % 16), 1}});
+      m.threshold({digit, carry}, v, {}, {{n.dim("sum", 16 * g + (v - 1) % 16), -1}, {n.dim("sum", 16 * g + v % 16), 1}});
   }
 }
 

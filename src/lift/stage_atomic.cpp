@@ -79,7 +79,7 @@ void select_c(Net& n, Mlp& m) {
     }
 }
 
-// Steps "x_g + y_g >= v" telescoping sum nibble g from 0 to v % 16 and its class from
+// Threshold rules "x_g + y_g >= v" telescoping sum nibble g from 0 to v % 16 and its class from
 // kill to propagate (15) and generate (16); the base (0, kill) at every token.
 void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const std::string& x,
                 const std::string& y, const std::vector<int>& veto) {
@@ -91,7 +91,7 @@ void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, c
       std::vector<Out> outs = {{s(v - 1), -1}, {s(v), 1}};
       if (v == 15) outs.insert(outs.end(), {{c(kKill), -1}, {c(kPropagate), 1}});
       if (v == 16) outs.insert(outs.end(), {{c(kPropagate), -1}, {c(kGenerate), 1}});
-      m.step({value_term(n, x, 16 * g, 16), value_term(n, y, 16 * g, 16)}, v, veto, outs);
+      m.threshold({value_term(n, x, 16 * g, 16), value_term(n, y, 16 * g, 16)}, v, veto, outs);
     }
   }
 }
@@ -103,7 +103,7 @@ void update_word(Net& n, Mlp& m) {
     std::vector<Term> terms = {value_term(n, "xs", 16 * g, 16)};
     if (g > 0) terms.push_back({{n.dim("xcar", 2 * (g - 1) + 1)}, {1}});
     for (int v = 1; v <= (g > 0 ? 16 : 15); ++v)
-      m.step(terms, v, veto, {{n.dim("mw", 16 * g + (v - 1) % 16), -1}, {n.dim("mw", 16 * g + v % 16), 1}});
+      m.threshold(terms, v, veto, {{n.dim("mw", 16 * g + (v - 1) % 16), -1}, {n.dim("mw", 16 * g + v % 16), 1}});
   }
 }
 
@@ -149,13 +149,14 @@ Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos)
 }
 
 // L7: old against b per nibble (xc: lt, eq, gt; xcs: the top nibble signed): eq at every
-// token, a step "old - b >= 1" to gt and "b - old >= 1" to lt, vetoed unless min / max's x.
+// token, a threshold rule "old - b >= 1" to gt and "b - old >= 1" to lt, vetoed unless
+// min / max's x.
 void compare_nibbles(Net& n, Mlp& m) {
   const std::vector<int> veto = {n.dim("xat", 1), op_veto(n, "atom.cmp")[0]};
   auto one = [&](int lt, int eq, int gt, int g, bool twos) {
     m.rule({{n.one()}}, {eq});
-    m.step({signed_nibble(n, "wb_word", g, 1, twos), signed_nibble(n, "jb", g, -1, twos)}, 1, veto, {{eq, -1}, {gt, 1}});
-    m.step({signed_nibble(n, "wb_word", g, -1, twos), signed_nibble(n, "jb", g, 1, twos)}, 1, veto, {{eq, -1}, {lt, 1}});
+    m.threshold({signed_nibble(n, "wb_word", g, 1, twos), signed_nibble(n, "jb", g, -1, twos)}, 1, veto, {{eq, -1}, {gt, 1}});
+    m.threshold({signed_nibble(n, "wb_word", g, -1, twos), signed_nibble(n, "jb", g, 1, twos)}, 1, veto, {{eq, -1}, {lt, 1}});
   };
   for (int g = 0; g < 8; ++g) one(n.dim("xc", 3 * g + kLt), n.dim("xc", 3 * g + kEq), n.dim("xc", 3 * g + kGt), g, false);
   one(n.dim("xcs", kLt), n.dim("xcs", kEq), n.dim("xcs", kGt), 7, true);
@@ -201,7 +202,8 @@ void atomic_pick_rules(Net& n, Mlp& m) {
   m.rule({op_dims(n, {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomCas}, true)}, {old});
 }
 
-// L13: mw from the word 0 (L7) to old, b or c, by steps on the kept word's nibble values.
+// L13: mw from the word 0 (L7) to old, b or c, by threshold rules on the kept word's nibble
+// values.
 void keep_word(Net& n, Mlp& m) {
   const char* words[3] = {"wb_word", "jb", "jc"};
   for (int k = 0; k < 3; ++k) {
@@ -210,7 +212,7 @@ void keep_word(Net& n, Mlp& m) {
       if (other != k) veto.push_back(n.dim("xpk", other));
     for (int g = 0; g < 8; ++g)
       for (int v = 1; v < 16; ++v)
-        m.step({value_term(n, words[k], 16 * g, 16)}, v, veto,
+        m.threshold({value_term(n, words[k], 16 * g, 16)}, v, veto,
                {{n.dim("mw", 16 * g + v - 1), -1}, {n.dim("mw", 16 * g + v), 1}});
   }
 }

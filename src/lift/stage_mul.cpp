@@ -1,15 +1,16 @@
 // The multiplier for lane nl: mul.lo and mad.lo, the low word of a * b (+ c), in three MLP
 // layers between the operand select and the ALU, whose adder finishes it (docs/design.md
-// §3, "the multiplier"). Everything is a threshold step (Mlp::step) on nibble codes:
+// §3, "the multiplier"). Everything is a threshold rule (Mlp::threshold) on nibble codes:
 //   L8 MLP: per pair of nibbles (i, j) with i + j <= 6, the product a_i b_j as two nibbles
 //      of dual-rail bits (plo, phi: 8 dims each, half a one-hot nibble's 16; issue 24, the
-//      products are the widest thing alive after L7): a step per distinct product value p,
-//      "a_i b_j >= p", which is separable as "b_j >= ceil(p / a_i)" (weights
+//      products are the widest thing alive after L7): a threshold rule per distinct product
+//      value p, "a_i b_j >= p", which is separable as "b_j >= ceil(p / a_i)" (weights
 //      16 - ceil(p / a_i) on a's nibble and b_j on b's), flips the bits in which p differs
-//      from the previous value, so the code telescopes from 0 to the product; 89 steps a
-//      pair. For the 8 pairs of column 7 only the low nibble counts, so they keep the 10
-//      bit products a_i[s] b_j[t] with s + t <= 3 (pbt; the others are multiples of 16);
-//   L9 MLP: the column sums, split so a step's sum stays below 128: A_k, the low nibbles of
+//      from the previous value, so the code telescopes from 0 to the product; 89 threshold
+//      rules a pair. For the 8 pairs of column 7 only the low nibble counts, so they keep
+//      the 10 bit products a_i[s] b_j[t] with s + t <= 3 (pbt; the others are multiples of
+//      16);
+//   L9 MLP: the column sums, split so a rule's sum stays below 128: A_k, the low nibbles of
 //      column k (k <= 6), and B_k, the high nibbles of column k - 1, each mod 16 and / 16;
 //      column 7's bit products in four chunks of two pairs (at most 98 each), mod 16; and
 //      it clears L8's codes (build_clears, as every field's), whose dims later codes reuse;
@@ -17,7 +18,7 @@
 //      nibble k for mad.lo), mod 16 (em) and / 16 (ed, at most 3); clears L9's codes.
 // The low word is sum E_k 16^k, so the ALU's adder (stage_alu.cpp) takes em_k and ed_{k-1}
 // as its operands' nibbles (at most 18 a nibble: a carry of 0 or 1, like any sum). Every
-// L8 step is vetoed unless the op multiplies, so other ops leave every code at 0.
+// L8 threshold rule is vetoed unless the op multiplies, so other ops leave every code at 0.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -36,7 +37,7 @@ using Out = Mlp::Out;
 // Pairs (i, j) of columns 0..6 in column order: k (k + 1) / 2 + i for k = i + j.
 int pair_index(int i, int j) { return (i + j) * (i + j + 1) / 2 + i; }
 // The product's low and high nibble of a pair, bit b (the high nibble is at most 14):
-// dual-rail, nibble `pair` of a bit word (nibble_bits reads it as step terms).
+// dual-rail, nibble `pair` of a bit word (nibble_bits reads it as threshold terms).
 int plo(Net& n, int pair, int b, bool on) { return n.dim("plo", bit_dim(4 * pair + b, on)); }
 int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", bit_dim(4 * pair + b, on)); }
 // Column 7's pair (i, 7 - i), bit product q (s, t with s + t <= 3, in order): on at 0.
@@ -54,8 +55,8 @@ Term weighted_by(Net& n, const std::string& field, int g, const std::function<in
 }
 
 // Telescopes sum(terms) into a mod-16 code (mod(v), v < 16) and, when div is set, its / 16
-// (div(q)): the step "sum >= v" moves both codes from v - 1's to v's. The caller's base rule
-// sets mod(0) and div(0).
+// (div(q)): the threshold rule "sum >= v" moves both codes from v - 1's to v's. The caller's
+// base rule sets mod(0) and div(0).
 void digit_code(Mlp& m, const std::vector<Term>& terms, const std::vector<int>& veto, const std::function<int(int)>& mod,
                 const std::function<int(int)>& div) {
   int hi = 0;
@@ -63,7 +64,7 @@ void digit_code(Mlp& m, const std::vector<Term>& terms, const std::vector<int>& 
   for (int v = 1; v <= hi; ++v) {
     std::vector<Out> outs = {{mod((v - 1) % 16), -1}, {mod(v % 16), 1}};
     if (v % 16 == 0 && div) outs.insert(outs.end(), {{div(v / 16 - 1), -1}, {div(v / 16), 1}});
-    m.step(terms, v, veto, outs);
+    m.threshold(terms, v, veto, outs);
   }
 }
 
@@ -97,7 +98,7 @@ void products(Net& n, Mlp& m) {
         }
         std::vector<Term> terms = {b};
         if (!a.dims.empty()) terms.push_back(a);
-        m.step(terms, 16, veto, outs);
+        m.threshold(terms, 16, veto, outs);
       }
     }
   for (int i = 0; i < 8; ++i) {
@@ -106,7 +107,7 @@ void products(Net& n, Mlp& m) {
       for (int t = 0; s + t < 4; ++t, ++q) {
         const Term x = weighted_by(n, "oa", i, [s](int v) { return v >> s & 1; });
         const Term y = weighted_by(n, "ob", 7 - i, [t](int v) { return v >> t & 1; });
-        m.step({x, y}, 2, veto, {{pbt(n, i, q, false), -1}, {pbt(n, i, q, true), 1}});
+        m.threshold({x, y}, 2, veto, {{pbt(n, i, q, false), -1}, {pbt(n, i, q, true), 1}});
       }
   }
 }

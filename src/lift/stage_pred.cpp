@@ -3,8 +3,8 @@
 // per lane. A lane's operand is, by its field's class, its register read (ra{l}, rb{l}),
 // lane nl's operand word (oa, ob: immediates and the specials every lane of the warp
 // shares; nl is the step's first effective lane), its %tid (tidx{l}, tidy{l}) or its lane
-// number; a step's veto dims pick the class pair, so the difference of two operands'
-// nibbles is linear in the residual and each compare is a pair of steps.
+// number; a threshold rule's veto dims pick the class pair, so the difference of two operands'
+// nibbles is linear in the residual and each compare is a pair of threshold rules.
 //   L7 MLP: cmpn{l}, per nibble lt / eq / gt (unsigned), and cms{l} for the top nibble
 //      signed; pl{l}, the predicate logic result (and, or, xor, not, mov on 0/1 words);
 //   L8 MLP: cu{l} and cs{l}, lane l's a against b, unsigned and signed: the highest
@@ -15,7 +15,7 @@
 // reversed when both are negative. So per lane:
 //   L6 MLP: fna{l}, fnb{l} (a, b is a NaN: its exponent bits all on, a mantissa bit on),
 //      fbz{l} (a and b are both +-0: no bit below the sign on), fbn{l} (both sign bits on),
-//      a step each over the operand's bits, by source class as the compares';
+//      a threshold rule each over the operand's bits, by source class as the compares';
 //   L9 MLP: fcf{l}, the IEEE order (lt, eq, gt, unordered) for setp.*.f32, and fmo{l},
 //      min / max's (-0 below +0; which operands are NaN) for min.f32, max.f32 (stage_select.cpp).
 #include <algorithm>
@@ -91,8 +91,8 @@ std::vector<int> veto_unless(Net& n, int port, Source c, int g) {
 }
 
 // L7: cmpn{l} (3 g + lt/eq/gt) and cms{l}: a base rule says equal; for every pair of
-// source classes, the steps "a - b >= 1" and "b - a >= 1" move it to gt or lt.
-void compare_steps(Net& n, Mlp& m, int lane) {
+// source classes, the threshold rules "a - b >= 1" and "b - a >= 1" move it to gt or lt.
+void compare_thresholds(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
   std::vector<int> eq;
   for (int g = 0; g < 8; ++g) eq.push_back(n.dim("cmpn" + l, 3 * g + kEq));
@@ -111,7 +111,7 @@ void compare_steps(Net& n, Mlp& m, int lane) {
           std::vector<Term> terms = a.terms;
           terms.insert(terms.end(), b.terms.begin(), b.terms.end());
           if (terms.empty() && a.constant + b.constant < 1) continue;  // never fires
-          m.step(terms, 1 - a.constant - b.constant, veto, {{at(kEq), -1}, {at(sign == 1 ? kGt : kLt), 1}});
+          m.threshold(terms, 1 - a.constant - b.constant, veto, {{at(kEq), -1}, {at(sign == 1 ? kGt : kLt), 1}});
         }
       }
   }
@@ -119,13 +119,13 @@ void compare_steps(Net& n, Mlp& m, int lane) {
 
 // L7: pl{l} (0 true, 1 false) for the predicate logic ops, whose operands are the words
 // 0 and 1 (predicates, or a 0/1 immediate for mov.pred).
-void logic_steps(Net& n, Mlp& m, int lane) {
+void logic_thresholds(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
   const int yes = n.dim("pl" + l, 0), no = n.dim("pl" + l, 1);
   m.rule({{n.one()}}, {no});
   const Source both[2] = {Source::kRegister, Source::kShared};
   // `ports` operands summed >= theta moves no -> yes (sign -1: yes -> no).
-  auto step = [&](Op op, int ports, int theta, int sign, int flip) {
+  auto threshold = [&](Op op, int ports, int theta, int sign, int flip) {
     for (Source ca : both)
       for (Source cb : both) {
         if (ports == 1 && cb != Source::kRegister) continue;
@@ -136,18 +136,18 @@ void logic_steps(Net& n, Mlp& m, int lane) {
           for (int d : veto_unless(n, 1, cb, 0)) veto.push_back(d);
           for (const Term& t : operand(n, lane, 1, 0, cb, flip, false).terms) terms.push_back(t);
         }
-        m.step(terms, theta, veto, {{no, -sign}, {yes, sign}});
+        m.threshold(terms, theta, veto, {{no, -sign}, {yes, sign}});
       }
   };
-  step(Op::kAndPred, 2, 2, 1, 1);
-  step(Op::kOrPred, 2, 1, 1, 1);
-  step(Op::kXorPred, 2, 1, 1, 1);
-  step(Op::kXorPred, 2, 2, -1, 1);
-  step(Op::kMovPred, 1, 1, 1, 1);
-  step(Op::kNotPred, 1, 0, 1, -1);  // -a >= 0
+  threshold(Op::kAndPred, 2, 2, 1, 1);
+  threshold(Op::kOrPred, 2, 1, 1, 1);
+  threshold(Op::kXorPred, 2, 1, 1, 1);
+  threshold(Op::kXorPred, 2, 2, -1, 1);
+  threshold(Op::kMovPred, 1, 1, 1, 1);
+  threshold(Op::kNotPred, 1, 0, 1, -1);  // -a >= 0
 }
 
-// Lane l's operand (port 0 a, 1 b) from class c as step terms, bit i weighing w(i, on) as
+// Lane l's operand (port 0 a, 1 b) from class c as threshold terms, bit i weighing w(i, on) as
 // it is on or off: the register read's rails, the shared word's nibbles, %tid's value, or
 // (laneid) a constant.
 Operand weighted_bits(Net& n, int lane, int port, Source c, const std::function<int(int, bool)>& w) {
@@ -194,7 +194,7 @@ Operand weighted_bits(Net& n, int lane, int port, Source c, const std::function<
   return o;
 }
 
-// L6: fna{l}, fnb{l}, fbz{l}, fbn{l} (0 yes, 1 no): a base rule says no; a step per
+// L6: fna{l}, fnb{l}, fbz{l}, fbn{l} (0 yes, 1 no): a base rule says no; a threshold rule per
 // source class (pair) moves it to yes. The specials are small and never NaN or negative.
 void float_flags(Net& n, Mlp& m, int lane) {
   const std::string l = std::to_string(lane);
@@ -203,7 +203,7 @@ void float_flags(Net& n, Mlp& m, int lane) {
   const Source words[] = {Source::kRegister, Source::kShared, Source::kTidX, Source::kTidY, Source::kLane};
   for (int port = 0; port < 2; ++port)
     for (Source c : {Source::kRegister, Source::kShared})
-      m.step(weighted_bits(n, lane, port, c, f32_nan_weight).terms, 1, veto_unless(n, port, c, 0), flag(port == 0 ? "fna" : "fnb"));
+      m.threshold(weighted_bits(n, lane, port, c, f32_nan_weight).terms, 1, veto_unless(n, port, c, 0), flag(port == 0 ? "fna" : "fnb"));
   for (Source ca : words)
     for (Source cb : words) {
       std::vector<int> veto = veto_unless(n, 0, ca, 0);
@@ -213,12 +213,12 @@ void float_flags(Net& n, Mlp& m, int lane) {
       Operand a = weighted_bits(n, lane, 0, ca, magnitude), b = weighted_bits(n, lane, 1, cb, magnitude);
       std::vector<Term> terms = a.terms;
       terms.insert(terms.end(), b.terms.begin(), b.terms.end());
-      if (!terms.empty() || a.constant + b.constant >= 0) m.step(terms, -a.constant - b.constant, veto, flag("fbz"));
+      if (!terms.empty() || a.constant + b.constant >= 0) m.threshold(terms, -a.constant - b.constant, veto, flag("fbz"));
       if ((ca == Source::kRegister || ca == Source::kShared) && (cb == Source::kRegister || cb == Source::kShared)) {
         auto sign = [](int bit, bool on) { return on && bit == 31 ? 1 : 0; };
         std::vector<Term> both = weighted_bits(n, lane, 0, ca, sign).terms;
         for (const Term& t : weighted_bits(n, lane, 1, cb, sign).terms) both.push_back(t);
-        m.step(both, 2, veto, flag("fbn"));
+        m.threshold(both, 2, veto, flag("fbn"));
       }
     }
 }
@@ -332,8 +332,8 @@ void build_predicates(Net& n) {
       third(n, kAluLayer + 2);
   for (int lane = 0; lane < kLanes; ++lane) {
     float_flags(n, flags, lane);
-    compare_steps(n, first, lane);
-    logic_steps(n, first, lane);
+    compare_thresholds(n, first, lane);
+    logic_thresholds(n, first, lane);
     order_rules(n, second, lane);
     float_order(n, floats, lane);
     bit_rules(n, third, lane);

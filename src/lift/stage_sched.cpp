@@ -12,7 +12,7 @@
 //      bar (the first released slot, 4 none), barq (its new parity, 2 none); sfam (the
 //      record: 0 bar, 1 sched, 2 wave, 3 end);
 //   L12 MLP: cmp{i}{j} (i < j): lane i's PC against lane j's (<, =, >; not runnable is
-//      larger than any PC), by steps over the digits' values;
+//      larger than any PC), by threshold rules over the digits' values;
 //   L13 MLP: smk{l} (0: lane l is in the min-PC mask), mhi, mlo (the min PC).
 // A lane's CUDA block slot depends on the block's thread count only through its warps per
 // CUDA block, so the rules take thr in four classes (1-4, 5-8, 9-12, 13-16 threads).
@@ -208,12 +208,12 @@ void record_rules(Net& n, Mlp& m) {
   m.rule(lits, {n.dim("bar", kMaxCtas), n.dim("barq", 2), n.dim("sfam", kSchedEnd)});
 }
 
-// Lane i's PC (hi, lo; hi kBlockHi = not runnable) against lane j's: < 0, = 1, > 2. A
-// rule sets = at every token, and a step moves it to < or >: the hi digits' difference
-// (not runnable counts as kBlockHi, above every PC), or, for each x both hi digits are,
-// the lo digits' difference with 32 for each hi digit at x (theta 65: both at x, and the
-// lo digits apart). 35 rules and steps a pair, where a table of (hi, lo) pairs took 400
-// and would take 800 with 16 lo digits.
+// Lane i's PC (hi, lo; hi kBlockHi = not runnable) against lane j's: < 0, = 1, > 2. A rule
+// sets = at every token, and a threshold rule moves it to < or >: the hi digits' difference
+// (not runnable counts as kBlockHi, above every PC), or, for each x both hi digits are, the
+// lo digits' difference with 32 for each hi digit at x (theta 65: both at x, and the lo
+// digits apart). 35 rules and threshold rules a pair, where a table of (hi, lo) pairs took
+// 400 and would take 800 with 16 lo digits.
 void compare_rules(Net& n, Mlp& m) {
   using Term = Mlp::Term;
   auto digits = [&](const std::string& field, int count, int sign) {
@@ -228,12 +228,12 @@ void compare_rules(Net& n, Mlp& m) {
       const int out = n.dim("cmp" + std::to_string(i) + std::to_string(j), 0);
       const int lt = out, eq = out + 1, gt = out + 2;
       m.rule({{n.one()}}, {eq});
-      m.step({digits(hj, kBlockHi + 1, 1), digits(hi, kBlockHi + 1, -1)}, 1, {}, {{lt, 1}, {eq, -1}});
-      m.step({digits(hi, kBlockHi + 1, 1), digits(hj, kBlockHi + 1, -1)}, 1, {}, {{gt, 1}, {eq, -1}});
+      m.threshold({digits(hj, kBlockHi + 1, 1), digits(hi, kBlockHi + 1, -1)}, 1, {}, {{lt, 1}, {eq, -1}});
+      m.threshold({digits(hi, kBlockHi + 1, 1), digits(hj, kBlockHi + 1, -1)}, 1, {}, {{gt, 1}, {eq, -1}});
       for (int x = 0; x < kBlockHi; ++x) {
         const Term both = {{n.dim(hi, x), n.dim(hj, x)}, {32, 32}};
-        m.step({both, digits(lj, kBlockLo, 1), digits(li, kBlockLo, -1)}, 65, {}, {{lt, 1}, {eq, -1}});
-        m.step({both, digits(li, kBlockLo, 1), digits(lj, kBlockLo, -1)}, 65, {}, {{gt, 1}, {eq, -1}});
+        m.threshold({both, digits(lj, kBlockLo, 1), digits(li, kBlockLo, -1)}, 65, {}, {{lt, 1}, {eq, -1}});
+        m.threshold({both, digits(li, kBlockLo, 1), digits(lj, kBlockLo, -1)}, 65, {}, {{gt, 1}, {eq, -1}});
       }
     }
 }

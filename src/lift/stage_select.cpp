@@ -1,15 +1,15 @@
 // The value ops that choose or combine bits rather than add (docs/design.md §3), for lane
-// nl, by threshold steps:
+// nl, by threshold rules:
 //   L11 MLP: lbit, per nibble and bit of oa and ob, the bit of and, or, xor (a + b >= 2,
 //      >= 1, = 1) and not (a = 0), or a's bit for the shifts, vetoed unless the op is the
 //      one: all off otherwise; sa, the shift amount (b below 32, else 32);
 //      brev's bits (a's bit 31 - i for bit i); popc's and clz's a as it is;
-//   L12 MLP: lg, those bits as nibbles (steps on the bits' weighted sum), or their count
-//      for popc (on bits) and clz (off bits from the top: a step per length);
+//   L12 MLP: lg, those bits as nibbles (threshold rules on the bits' weighted sum), or their
+//      count for popc (on bits) and clz (off bits from the top: a threshold rule per length);
 //   L9 MLP: oan, whether lane nl's a is a NaN (neg.f32, abs.f32);
 //   L13 MLP: pka, whether min / max take a (lane nl's compare of a and b from
-//      stage_pred.cpp: cu{l}, cs{l}); sbit, the shifted word's bits (a step per output bit
-//      and amount: "the amount is s and the source bit is on").
+//      stage_pred.cpp: cu{l}, cs{l}); sbit, the shifted word's bits (a threshold rule per
+//      output bit and amount: "the amount is s and the source bit is on").
 // L14's result select (stage_emit.cpp) takes lg for the logic ops, sbit's nibbles for the
 // shifts, pka's operand for min and max, oa or ob by the predicate oc for selp, and the
 // adder's ~a + 1 for neg and abs.
@@ -50,13 +50,13 @@ void logic_bits(Net& n, Mlp& m) {
       const std::vector<Term> both = {bit(n, "oa", g, k, 1), bit(n, "ob", g, k, 1)};
       const std::vector<Mlp::Out> turn_on = {{lbit(n, g, k, false), -1}, {lbit(n, g, k, true), 1}};
       const std::vector<Mlp::Out> turn_off = {{lbit(n, g, k, false), 1}, {lbit(n, g, k, true), -1}};
-      m.step(both, 2, veto_unless_op(n, Op::kAnd), turn_on);
-      m.step(both, 1, veto_unless_op(n, Op::kOr), turn_on);
-      m.step(both, 1, veto_unless_op(n, Op::kXor), turn_on);
-      m.step(both, 2, veto_unless_op(n, Op::kXor), turn_off);
-      m.step({bit(n, "oa", g, k, -1)}, 0, veto_unless_op(n, Op::kNot), turn_on);
-      m.step({bit(n, "oa", g, k, 1)}, 1, op_veto(n, "abits"), turn_on);  // a shift's, popc's, clz's a, bit by bit
-      m.step({bit(n, "oa", 7 - g, 3 - k, 1)}, 1, op_veto(n, "brev"), turn_on);  // brev: a's bit 31 - (4 g + k)
+      m.threshold(both, 2, veto_unless_op(n, Op::kAnd), turn_on);
+      m.threshold(both, 1, veto_unless_op(n, Op::kOr), turn_on);
+      m.threshold(both, 1, veto_unless_op(n, Op::kXor), turn_on);
+      m.threshold(both, 2, veto_unless_op(n, Op::kXor), turn_off);
+      m.threshold({bit(n, "oa", g, k, -1)}, 0, veto_unless_op(n, Op::kNot), turn_on);
+      m.threshold({bit(n, "oa", g, k, 1)}, 1, op_veto(n, "abits"), turn_on);  // a shift's, popc's, clz's a, bit by bit
+      m.threshold({bit(n, "oa", 7 - g, 3 - k, 1)}, 1, op_veto(n, "brev"), turn_on);  // brev: a's bit 31 - (4 g + k)
     }
 }
 
@@ -88,7 +88,7 @@ void shift_bits(Net& n, Mlp& m) {
   for (int i = 0; i < 32; ++i) off.push_back(sbit(n, i, false));
   m.rule({{n.one()}}, off);
   auto on_when = [&](Op op, int i, int s, int src) {
-    m.step({{{n.dim("sa", s)}, {1}}, {{lbit(n, src / 4, src % 4, true)}, {1}}}, 2, veto_unless_op(n, op),
+    m.threshold({{{n.dim("sa", s)}, {1}}, {{lbit(n, src / 4, src % 4, true)}, {1}}}, 2, veto_unless_op(n, op),
            {{sbit(n, i, false), -1}, {sbit(n, i, true), 1}});
   };
   for (int i = 0; i < 32; ++i) {
@@ -99,8 +99,8 @@ void shift_bits(Net& n, Mlp& m) {
 }
 
 // L12: lg, the word of the logic ops and brev (lbit's bits as nibbles), or of popc and clz (a
-// count 0..32 of lbit's bits, a's own: the nibbles 0 and 1 of the word). Each is a step that
-// moves a nibble's hot one up, vetoed unless the op is one of its set.
+// count 0..32 of lbit's bits, a's own: the nibbles 0 and 1 of the word). Each is a threshold
+// rule that moves a nibble's hot one up, vetoed unless the op is one of its set.
 void logic_nibbles(Net& n, Mlp& m) {
   std::vector<int> zero;
   for (int g = 0; g < 8; ++g) zero.push_back(n.dim("lg", 16 * g));
@@ -109,7 +109,7 @@ void logic_nibbles(Net& n, Mlp& m) {
     std::vector<Term> value;
     for (int k = 0; k < 4; ++k) value.push_back({{lbit(n, g, k, true)}, {1 << k}});
     for (int v = 1; v < 16; ++v)
-      m.step(value, v, op_veto(n, "logic"), {{n.dim("lg", 16 * g + v - 1), -1}, {n.dim("lg", 16 * g + v), 1}});
+      m.threshold(value, v, op_veto(n, "logic"), {{n.dim("lg", 16 * g + v - 1), -1}, {n.dim("lg", 16 * g + v), 1}});
   }
   // The count reaches c: nibble 0 moves from c - 1 to c % 16, and at 16 and 32 nibble 1 up.
   auto count_up = [&](int c) {
@@ -123,8 +123,8 @@ void logic_nibbles(Net& n, Mlp& m) {
       set.push_back({{lbit(n, i / 4, i % 4, true)}, {1}});
       if (i >= 32 - c) above.push_back({{lbit(n, i / 4, i % 4, true)}, {-1}});
     }
-    m.step(set, c, op_veto(n, "popc"), count_up(c));
-    m.step(above, 0, op_veto(n, "clz"), count_up(c));
+    m.threshold(set, c, op_veto(n, "popc"), count_up(c));
+    m.threshold(above, 0, op_veto(n, "clz"), count_up(c));
   }
 }
 
@@ -166,7 +166,7 @@ void pick_rules(Net& n, Mlp& m) {
 }
 
 // L9: oan, whether lane nl's operand a is a NaN (neg.f32 and abs.f32 give the canonical
-// NaN then): f32_nan_weight's step over oa's nibbles.
+// NaN then): f32_nan_weight's threshold rule over oa's nibbles.
 void operand_nan(Net& n, Mlp& m) {
   m.rule({{n.one()}}, {n.dim("oan", 1)});
   std::vector<Term> terms;
@@ -180,7 +180,7 @@ void operand_nan(Net& n, Mlp& m) {
     }
     terms.push_back(t);
   }
-  m.step(terms, 1, {}, {{n.dim("oan", 1), -1}, {n.dim("oan", 0), 1}});
+  m.threshold(terms, 1, {}, {{n.dim("oan", 1), -1}, {n.dim("oan", 0), 1}});
 }
 
 }  // namespace

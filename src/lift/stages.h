@@ -13,10 +13,12 @@
 namespace qgpu::lift {
 
 // f_op dims (code op + 1; 0 the empty block) of the listed ops, or of every other code: a
-// rule's literal "the op is one of these", or a step's veto "unless the op is one of these".
+// rule's literal "the op is one of these", or a threshold rule's veto "unless the op is one
+// of these".
 std::vector<int> op_dims(Net& n, std::initializer_list<Op> ops, bool except = false);
-// The op sets the ALU's steps are vetoed by, as dual-rail flags (opf, L4 MLP: 0 the op is
-// in the set, 1 not), so a step's veto is one dim instead of the 60-odd other op codes.
+// The op sets the ALU's threshold rules are vetoed by, as dual-rail flags (opf, L4 MLP: 0
+// the op is in the set, 1 not), so a threshold rule's veto is one dim instead of the 60-odd
+// other op codes.
 inline constexpr struct OpSet {
   const char* name;
   std::initializer_list<Op> ops;
@@ -33,7 +35,7 @@ inline constexpr struct OpSet {
     {"atom.mm", {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU}},  // the update is old or b by a compare
     {"atom.cmp", {Op::kAtomMinS, Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomCas}}};  // old against b
 inline constexpr int kOpSetCount = sizeof(kOpSets) / sizeof(kOpSets[0]);
-// A step's veto "unless the op is in set `name`": its flag's "not" rail.
+// A threshold rule's veto "unless the op is in set `name`": its flag's "not" rail.
 std::vector<int> op_veto(Net& n, std::string_view name);
 // A rule's literal "the op is in set `name`": its flag's "in" rail.
 std::vector<int> op_in(Net& n, std::string_view name);
@@ -41,7 +43,7 @@ std::vector<int> op_in(Net& n, std::string_view name);
 std::vector<int> op_set_dims(Net& n, std::string_view name);
 void build_op_flags(Net& n);
 
-// A one-hot group of `size` dims of a field from `first` as a step term weighted by value
+// A one-hot group of `size` dims of a field from `first` as a threshold term weighted by value
 // (entry v weighs v; 0 left out).
 Mlp::Term value_term(Net& n, const std::string& field, int first, int size);
 
@@ -65,7 +67,7 @@ void build_state(Net& n);
 
 // The literals "nibble g of bit word `field` is v" (one rail per bit).
 std::vector<Mlp::Literal> nibble_is(Net& n, const std::string& field, int g, int v);
-// Nibble g of bit word `field` as step terms, times sign: one term per bit (the on rail,
+// Nibble g of bit word `field` as threshold terms, times sign: one term per bit (the on rail,
 // weight 2^b; top_signed: bit 3 weighs -8, the nibble as a signed value).
 std::vector<Mlp::Term> nibble_bits(Net& n, const std::string& field, int g, int sign, bool top_signed = false);
 
@@ -104,7 +106,7 @@ void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles);
 // stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L7, L8, L13,
 // and the binary32 compares' flags and orders (fna, fnb, fbz, fbn; fcf, fmo), L6, L9.
 void build_predicates(Net& n);
-// A binary32 NaN as a step "sum >= 1" over a word's bits, bit i weighing
+// A binary32 NaN as a threshold rule "sum >= 1" over a word's bits, bit i weighing
 // f32_nan_weight(i, on): a mantissa bit on 1, an exponent bit off -24 (more than the 23
 // mantissa bits together), so the sum reaches 1 only with every exponent bit and a
 // mantissa bit on (theta 1 and weights below 128: exact in bf16).
