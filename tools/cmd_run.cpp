@@ -3,7 +3,7 @@
 //                  [--shared BYTES] [--dump=ptx|ir|alloc|blocks] [-O LEVEL]
 //                  [--check [--model DIR] [--rounding llama|transformers]]`
 // Compiles a CUDA kernel for the machine and launches it. This contract is stable: later
-// engines, the tests and users rely on it. --check runs the divergence finder (host/check.h)
+// executors, the tests and users rely on it. --check runs the divergence finder (host/check.h)
 // on the compiled model: the GPU-only model (built in memory) unless --model names one.
 #include <fmt/format.h>
 

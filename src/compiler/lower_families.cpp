@@ -43,7 +43,7 @@ void Lowerer::lower_cvt(Frame& fr, const PtxInstr& in) {
     emit_sequence(in, expand_extend(*d, *a, small_bytes(from), from[0] == 's', fresh_));
   } else {
     emit(in, {.op = Op::kMov, .d = *d, .a = *a});
-    if (d->kind == K::kVReg && in.parts.size() >= 3 && is_64(in.parts[1])) record_high(in, *d, *a, from == "s32");
+    if (d->kind == K::kVReg && in.parts.size() >= 3 && is_64(in.parts[1])) note_high(in, *d, *a, from == "s32");
   }
 }
 
@@ -94,7 +94,7 @@ void Lowerer::lower_float_cvt(Frame& fr, const PtxInstr& in) {
 // a 32-bit one, the high half is computed right after it (dead-code removal drops it
 // when unused), so a 64-bit right shift of that value can be done exactly.
 
-void Lowerer::record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign) {
+void Lowerer::note_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign) {
   if (!sign) return void(high_[d.index] = ir_imm(0));
   IrOperand h = ir_vreg(temp());
   emit_helper(in, {.op = Op::kShrS, .d = h, .a = a, .b = ir_imm(31)});
@@ -135,7 +135,7 @@ void Lowerer::lower_shr64(Frame& fr, const PtxInstr& in) {
 
 // mov.b64 {lo, hi}, x: a 64-bit value's halves (clang 19 takes a product's high half so,
 // in a block of its own with a `.reg .b32 tmp` for the unused half). The high half is the
-// shadow (env.wide) or the one recorded for a product or a widened int.
+// shadow (env.wide) or the one noted for a product or a widened int.
 void Lowerer::lower_unpack64(Frame& fr, const PtxInstr& in) {
   const PtxOperand& halves = in.operands[0];
   if (halves.list.size() != 2 || !is_64(last_part(in)) || in.operands[1].kind == PtxOperandKind::kList)
@@ -183,7 +183,7 @@ void Lowerer::lower_halves16(Frame& fr, const PtxInstr& in) {
   emit(in, {.op = Op::kOr, .d = *x, .a = low, .b = high});
 }
 
-// The high half recorded for a 64-bit register is only right if nothing else writes it.
+// The high half noted for a 64-bit register is only right if nothing else writes it.
 void Lowerer::check_single_defs() {
   for (const auto& [v, src] : single_def_checks_) {
     int defs = 0;
@@ -252,7 +252,7 @@ void Lowerer::lower_ld(Frame& fr, const PtxInstr& in) {
       single_def_checks_.push_back({d->index, in});
       at += 4;
     } else if (d->kind == K::kVReg && is_64(reg_type(fr, e.name).substr(std::min<size_t>(1, reg_type(fr, e.name).size())))) {
-      record_high(in, *d, *d, last_part(in) == "s32");  // ld.u32 into a 64-bit register: extended
+      note_high(in, *d, *d, last_part(in) == "s32");  // ld.u32 into a 64-bit register: extended
     }
   }
 }

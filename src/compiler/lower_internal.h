@@ -118,7 +118,7 @@ class Lowerer {
   void lower_cvt(Frame& fr, const PtxInstr& in);
   void lower_float_cvt(Frame& fr, const PtxInstr& in);
   // 64-bit values whose high half is cheap (ptx.md section 7 exceptions)
-  void record_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign);
+  void note_high(const PtxInstr& in, IrOperand d, IrOperand a, bool sign);
   void lower_mul_wide(Frame& fr, const PtxInstr& in);
   void lower_unpack64(Frame& fr, const PtxInstr& in);
   void lower_halves16(Frame& fr, const PtxInstr& in);

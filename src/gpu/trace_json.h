@@ -1,5 +1,5 @@
 // A finished launch as JSON and as readable text: outputs (every array), memory,
-// records and counts. Shared by `qgpu asm --run` and later engines' `qgpu run`.
+// records and counts. Shared by `qgpu asm --run` and later executors' `qgpu run`.
 #pragma once
 
 #include <nlohmann/json.hpp>
