@@ -1,6 +1,6 @@
 // Every comparison returns the first field that differs, or nothing. Residual fields are
-// decoded by name from lift::machine_layout(); a field that is not a valid code is a
-// divergence too ("not a code").
+// decoded by name from lift::machine_layout() through their codes (lift/code.h); a field
+// that is not a valid code is a divergence too ("not a code").
 #include "host/check.h"
 
 #include <bit>
@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "host/launch.h"
 #include "host/readout.h"
+#include "lift/code.h"
 #include "lift/machine_model.h"
 
 namespace qgpu::host {
@@ -26,39 +27,29 @@ Found differ(int layer, std::string field, std::optional<int64_t> want, std::opt
   return Divergence{.layer = layer, .field = std::move(field), .want = code_text(want), .got = code_text(got)};
 }
 
-// The hot entry of a one-hot residual field (entries near 1 and 0), else nullopt.
-std::optional<int64_t> hot(std::span<const float> x, const lift::Field& f, int first = 0, int n = -1) {
-  if (n < 0) n = f.size - first;
-  std::optional<int64_t> found;
-  for (int i = 0; i < n; ++i) {
-    float v = x[f.dim(first + i)];
-    if (v > 0.5f && v < 1.5f && !found) found = i;
-    else if (std::fabs(v) > 0.25f) return std::nullopt;
-  }
-  return found;
+// A residual field's code (lift/code.h, its one decoder): the hot entry of a one-group
+// field, or of group g; the word of a nibble or dual-rail bit field; nullopt when the
+// dims are not a valid code.
+std::optional<int64_t> hot(std::span<const float> x, const lift::Field& f) {
+  CHECK(f.code.groups() == 1);
+  const lift::Reading r = lift::read(f.code, x.subspan(static_cast<size_t>(f.offset), static_cast<size_t>(f.size)));
+  return r.valid() ? std::optional<int64_t>(r.digit[0]) : std::nullopt;
 }
 
-// A word of 8 one-hot nibbles in a residual field.
+std::optional<int64_t> group(std::span<const float> x, const lift::Field& f, int g) {
+  std::string why;
+  const int d = lift::hot_entry(x.subspan(static_cast<size_t>(f.offset + f.code.offset(g)), static_cast<size_t>(f.code.radix[static_cast<size_t>(g)])),
+                                1.0f, &why);
+  return d >= 0 ? std::optional<int64_t>(d) : std::nullopt;
+}
+
 std::optional<int64_t> word(std::span<const float> x, const lift::Field& f) {
-  uint32_t w = 0;
-  for (int g = 0; g < 8; ++g) {
-    std::optional<int64_t> n = hot(x, f, 16 * g, 16);
-    if (!n) return std::nullopt;
-    w |= static_cast<uint32_t>(*n) << (4 * g);
-  }
-  return w;
+  const lift::Reading r = lift::read(f.code, x.subspan(static_cast<size_t>(f.offset), static_cast<size_t>(f.size)));
+  return r.valid() ? std::optional<int64_t>(lift::word_of(f.code, r)) : std::nullopt;
 }
 
-// A word of 32 dual-rail bits (lift::bit_dim: on at 2 i, off at 2 i + 1): the register reads.
-std::optional<int64_t> bit_word(std::span<const float> x, const lift::Field& f) {
-  uint32_t w = 0;
-  for (int i = 0; i < 32; ++i) {
-    std::optional<int64_t> rail = hot(x, f, lift::bit_dim(i, true), 2);
-    if (!rail) return std::nullopt;
-    if (*rail == 0) w |= 1u << i;
-  }
-  return w;
-}
+// A one-hot value below `n` (a field whose entry n means "none"), else nullopt.
+std::optional<int64_t> below(std::optional<int64_t> v, int n) { return v && *v < n ? v : std::nullopt; }
 
 Rec held_step(const MachineState& s) {
   return s.step.kind == Tok::kSched ? s.step : Rec{Tok::kSched, 0, lift::kNullBlock, 0};
@@ -183,7 +174,7 @@ Found compare_operands(const lift::Layout& l, const MachineState& st, std::span<
       return lane_value(st.lane[step.x][lane], code);
     };
     for (auto [port, code] : ports) {
-      std::optional<int64_t> got = bit_word(x, l[port + std::to_string(lane)]);
+      std::optional<int64_t> got = word(x, l[port + std::to_string(lane)]);
       std::optional<uint32_t> w = want(code);
       std::string field = fmt::format("lane {} operand {}", lane, port + 1);
       if (!got || (w && *w != *got)) return differ(L, field, w ? std::optional<int64_t>(*w) : std::nullopt, got);
@@ -216,12 +207,12 @@ Found compare_scheduler(const lift::Layout& l, const MachineState& st, std::span
     std::optional<int64_t> fam = hot(x, l["sfam"]);
     if (!fam) return std::nullopt;
     if (*fam == lift::kSchedBar) {
-      std::optional<int64_t> c = hot(x, l["bar"], 0, kMaxCtas), p = hot(x, l["barq"], 0, 2);
+      std::optional<int64_t> c = below(hot(x, l["bar"]), kMaxCtas), p = below(hot(x, l["barq"]), 2);
       if (!c || !p) return std::nullopt;
       return Rec{Tok::kBar, static_cast<int>(*c), static_cast<int>(*p)};
     }
     if (*fam == lift::kSchedSched) {
-      std::optional<int64_t> w = hot(x, l["nw"], 0, kWarps), hi = hot(x, l["mhi"]), lo = hot(x, l["mlo"]);
+      std::optional<int64_t> w = below(hot(x, l["nw"]), kWarps), hi = hot(x, l["mhi"]), lo = hot(x, l["mlo"]);
       if (!w || !hi || !lo) return std::nullopt;
       int mask = 0;
       for (int lane = 0; lane < kLanes; ++lane) {
@@ -304,7 +295,7 @@ Found compare_multiplier(const lift::Layout& l, const MachineState& st, std::spa
                                                            static_cast<uint32_t>(*c), mad)) {
     std::span<const float> x = after[static_cast<size_t>(codes.layer - lift::kMulLayer)];
     for (size_t g = 0; g < codes.values.size(); ++g) {
-      std::optional<int64_t> got = hot(x, l[codes.field], codes.size * static_cast<int>(g), codes.size);
+      std::optional<int64_t> got = group(x, l[codes.field], static_cast<int>(g));
       if (got != codes.values[g])
         return differ(codes.layer, fmt::format("{} group {} ({} * {}{})", codes.field, g, *a, *b, mad ? fmt::format(" + {}", *c) : ""),
                       codes.values[g], got);
@@ -388,11 +379,11 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
   options.gpu_sequence = true;  // a launch's own sequence: a merged checkpoint's base is skipped
   std::vector<float> after1, after2, lanes, operands, sched;
   std::vector<std::vector<float>> mul(3);
-  engine::TraceFn user = options.trace;
+  engine::ProbeFn user = options.probe;
   // In a merged checkpoint the GPU's residual dims and tokens sit after the base's.
   const int dims_at = m.config.qgpu ? m.config.qgpu->hidden_offset : 0;
   const int tokens_at = m.config.qgpu ? m.config.qgpu->token_offset : 0;
-  options.trace = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
+  options.probe = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
     if (user) user(name, il, pos, v);
     if (std::string_view(name) != "layer_out") return;
     v = v.subspan(static_cast<size_t>(dims_at));

@@ -1,5 +1,6 @@
-// A word is a row of 8 one-hot nibble groups: one entry near the row's peak and fifteen near
-// zero in each. Codes are checked, never repaired: a bad row is a divergence and an Error.
+// A state row holds a field's code (lift/code.h), scaled: a head's read divides it back to
+// 1, so the row's own largest entry is the peak its code is read against. Codes are
+// checked, never repaired: a bad row is a divergence and an Error.
 #include "host/readout.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "base/error.h"
 #include "gpu/isa.h"
+#include "lift/code.h"
 #include "lift/machine_model.h"
 
 namespace qgpu::host {
@@ -25,38 +27,25 @@ bool all_zero(const std::vector<float>& row) {
   return std::all_of(row.begin(), row.end(), [](float v) { return v == 0.0f; });
 }
 
-// The hot entry of a one-hot code in row[first, first + n); Error unless exactly one entry
-// is near the peak and the others near zero.
-int one_hot(const std::vector<float>& row, int first, int n, float peak, const std::string& what) {
-  int hot = -1;
-  for (int i = 0; i < n; ++i) {
-    float v = row[first + i];
-    bool on = v > 0.5f * peak, off = std::fabs(v) < 0.25f * peak;
-    if (!on && !off) fail("{}: entry {} is {} (code peak {}): not a valid code", what, i, v, peak);
-    if (on && hot >= 0) fail("{}: two hot entries ({} and {})", what, hot, i);
-    if (on) hot = i;
-  }
-  if (hot < 0) fail("{}: no hot entry", what);
-  return hot;
+// The codes the rows hold: the residual fields their reads fill (a ROM field row: f_op's
+// code, one-hot over lift::kFx; the step row: the step field's; a lane status row: ls's;
+// ports a, b, c: a word's dual-rail bits; the guard port and memory: a word's nibbles).
+const lift::Layout& layout() {
+  static const lift::Layout l = lift::machine_layout();
+  return l;
 }
 
-float peak_of(const std::vector<float>& row) { return *std::max_element(row.begin(), row.end()); }
-
-// `bits` dual-rail bits at the start of a row (lift::bit_dim): a register of ports a, b, c
-// (32), a lane's PC (lift::kLanePcBits).
-uint32_t decode_bits(const std::vector<float>& row, int bits, float peak, const std::string& what) {
-  uint32_t word = 0;
-  for (int i = 0; i < bits; ++i)
-    if (one_hot(row, lift::bit_dim(i, true), 2, peak, fmt::format("{} bit {}", what, i)) == 0) word |= 1u << i;
-  return word;
+// The row's code from its first dim, read against the row's peak; Error naming `what`
+// and the group when it is not a valid code.
+lift::Reading read_row(const std::vector<float>& row, const lift::Code& c, const std::string& what) {
+  const float peak = *std::max_element(row.begin(), row.end());
+  lift::Reading r = lift::read(c, std::span<const float>(row).first(static_cast<size_t>(c.size())), peak);
+  if (!r.valid()) fail("{}: {} (code peak {})", what, r.error, peak);
+  return r;
 }
 
-uint32_t decode_word(const std::vector<float>& row, const std::string& what) {
-  uint32_t word = 0;
-  float peak = peak_of(row);
-  for (int g = 0; g < 8; ++g)
-    word |= static_cast<uint32_t>(one_hot(row, 16 * g, 16, peak, fmt::format("{} nibble {}", what, g))) << (4 * g);
-  return word;
+uint32_t read_word(const std::vector<float>& row, const lift::Code& c, const std::string& what) {
+  return lift::word_of(c, read_row(row, c, what));
 }
 
 }  // namespace
@@ -65,7 +54,7 @@ std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const e
   std::vector<std::optional<uint32_t>> words(kMemWords);
   for (int a = 0; a < kMemWords; ++a) {
     std::vector<float> row = state_row(m, s, lift::kMemoryLayer, lift::kMemoryHead, a);
-    if (!all_zero(row)) words[a] = decode_word(row, fmt::format("memory word {}", a));
+    if (!all_zero(row)) words[a] = read_word(row, layout()["mr"].code, fmt::format("memory word {}", a));
   }
   return words;
 }
@@ -73,13 +62,13 @@ std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const e
 std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::State& s) {
   std::array<RomSlot, kBlocks> rom{};
   const int il = lift::kRomLayer;
+  const lift::Code& field_code = layout()["f_op"].code;
   for (int blk = 0; blk < kBlocks; ++blk) {
     auto field = [&](int f) { return state_row(m, s, il, lift::rom_head(blk, f), blk % lift::kBankBlocks); };
     std::vector<float> op = field(0);
     if (all_zero(op)) continue;  // never written
     auto code = [&](int f, const char* name) {
-      std::vector<float> r = field(f);
-      return one_hot(r, 0, lift::kFx, peak_of(r), fmt::format("ROM block {} {}", blk, name));
+      return read_row(field(f), field_code, fmt::format("ROM block {} {}", blk, name)).digit[0];
     };
     RomSlot& slot = rom[blk];
     int o = code(0, "op");
@@ -89,7 +78,7 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
     slot.a = code(3, "a");
     slot.b = code(4, "b");
     slot.c = code(5, "c");
-    slot.imm = decode_word(field(6), fmt::format("ROM block {} imm", blk));
+    slot.imm = read_word(field(6), layout()["f_imm"].code, fmt::format("ROM block {} imm", blk));
   }
   return rom;
 }
@@ -97,24 +86,23 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
 Rec read_step(const engine::Model& m, const engine::State& s) {
   std::vector<float> row = state_row(m, s, lift::kControlLayer, lift::kStepHead, 0);
   if (all_zero(row)) fail("the step head was never written (no 'begin')");
-  float peak = peak_of(row);
-  int w = one_hot(row, lift::kStepWarp, kWarps, peak, "step warp");
-  int hi = one_hot(row, lift::kStepHi, lift::kBlockHi, peak, "step block / 16");
-  int lo = one_hot(row, lift::kStepLo, lift::kBlockLo, peak, "step block % 16");
+  // warp | block / 16 | block % 16 | lane l in the mask (0) or not (1)
+  const std::vector<int> d = read_row(row, layout()["step"].code, "step").digit;
   int mask = 0;
   for (int l = 0; l < kLanes; ++l)
-    if (one_hot(row, lift::step_lane(l, true), 2, peak, fmt::format("step lane {}", l)) == 0) mask |= 1 << l;
-  return Rec{Tok::kSched, w, lift::kBlockLo * hi + lo, mask};
+    if (d[static_cast<size_t>(3 + l)] == 0) mask |= 1 << l;
+  return Rec{Tok::kSched, d[0], lift::kBlockLo * d[1] + d[2], mask};
 }
 
 std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State& s, int warp, int lane) {
   std::vector<float> row = state_row(m, s, lift::kLaneLayer, lift::lane_head(warp, lane), 0);
   if (all_zero(row)) return std::nullopt;
-  float peak = peak_of(row);
-  std::string what = fmt::format("warp {} lane {} status", warp, lane);
-  const int pc = static_cast<int>(decode_bits(row, lift::kLanePcBits, peak, what + " PC"));
-  return LaneStatus{.pc = pc, .finished = one_hot(row, lift::kLaneFinished, 2, peak, what + " finished") == 1,
-                    .flag = one_hot(row, lift::kLaneFlag, 2, peak, what + " barrier flag")};
+  // The PC's dual-rail bits, then finished and the barrier flag (lift::kLaneFinished, kLaneFlag).
+  const std::vector<int> d = read_row(row, layout()["ls00"].code, fmt::format("warp {} lane {} status", warp, lane)).digit;
+  int pc = 0;
+  for (int b = 0; b < lift::kLanePcBits; ++b)
+    if (d[static_cast<size_t>(b)] == 0) pc |= 1 << b;
+  return LaneStatus{.pc = pc, .finished = d[lift::kLaneFinished / 2] == 1, .flag = d[lift::kLaneFlag / 2]};
 }
 
 std::optional<uint32_t> read_register(const engine::Model& m, const engine::State& s, int warp, int lane, int code) {
@@ -125,7 +113,8 @@ std::optional<uint32_t> read_register(const engine::Model& m, const engine::Stat
     std::vector<float> row = state_row(m, s, lift::kRegisterLayer, lift::register_head(port, lane),
                                        lift::register_slot(warp, code));
     std::optional<uint32_t> v;
-    if (!all_zero(row)) v = port == 3 ? decode_word(row, what) : decode_bits(row, 32, peak_of(row), what);
+    // Ports a, b, c hold the word as the register reads' dual-rail bits, the guard port as nibbles.
+    if (!all_zero(row)) v = read_word(row, port == 3 ? layout()["mr"].code : layout()["ra0"].code, what);
     if (port == 0) first = v;
     else if (v != first) fail("{}: the replicas disagree ({} in port 0)", what, first ? fmt::to_string(*first) : "unwritten");
   }

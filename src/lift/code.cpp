@@ -77,7 +77,7 @@ std::vector<int> encode_word(const Code& c, uint32_t word) {
 int hot_entry(std::span<const float> v, float peak, std::string* error) {
   int hot = -1;
   for (size_t i = 0; i < v.size(); ++i) {
-    const bool on = v[i] > 0.5f * peak, off = std::fabs(v[i]) < 0.25f * peak;
+    const bool on = v[i] > 0.5f * peak && v[i] < 1.5f * peak, off = std::fabs(v[i]) < 0.25f * peak;
     if (!on && !off) {
       *error = fmt::format("entry {} is {} (a hot entry is {}): not a valid code", i, v[i], peak);
       return -1;
@@ -99,7 +99,7 @@ Reading read(const Code& c, std::span<const float> v, float peak) {
   for (float x : v) r.empty &= std::fabs(x) < 0.25f * peak;
   if (c.kind == Code::Kind::kOnes) {
     for (size_t i = 0; i < v.size() && r.error.empty(); ++i)
-      if (!(v[i] > 0.5f * peak) && !(std::fabs(v[i]) < 0.25f * peak))
+      if (!(v[i] > 0.5f * peak && v[i] < 1.5f * peak) && !(std::fabs(v[i]) < 0.25f * peak))
         r.error = fmt::format("entry {} is {}: neither 0 nor a hot entry ({})", i, v[i], peak);
     return r;
   }

@@ -48,8 +48,8 @@ Code ones(int n, int counted);                  // an energy pad (kOnes)
 std::vector<int> encode(const Code& c, std::span<const int> digit);
 std::vector<int> encode_word(const Code& c, uint32_t word);  // kNibbles or kBits
 
-// A code read back from dims. Valid: every group has exactly one entry above half the
-// peak and every other entry within a quarter of it of 0 (peak: what a hot entry is
+// A code read back from dims. Valid: every group has exactly one entry between half the
+// peak and 1.5 times it, and every other entry within a quarter of it of 0 (peak: what a hot entry is
 // expected to be; 1 in the residual, a row's largest entry in a head's state). Codes are
 // checked, never repaired: an invalid read names the group and entry.
 struct Reading {
@@ -60,7 +60,7 @@ struct Reading {
 };
 Reading read(const Code& c, std::span<const float> v, float peak = 1.0f);
 // The hot entry of one one-hot group: the one argmax every reader of a code uses; -1 with
-// `error` set unless exactly one entry is above half the peak and the rest near 0.
+// `error` set unless exactly one entry is near the peak and the rest near 0.
 int hot_entry(std::span<const float> v, float peak, std::string* error);
 // The word a kNibbles or kBits reading holds (CHECKs that it is valid).
 uint32_t word_of(const Code& c, const Reading& r);
