@@ -3,7 +3,7 @@
 // as an exact RAM), so a stage says "slot 5 is keyed by step_w[2] and f_d[7]" instead of
 // computing in_proj rows.
 //
-// Conventions (docs/design.md §3, DESIGN-NOTES §2-3):
+// Conventions (docs/design.md §3, "Exactness"):
 // - Every residual entry that is set holds 1 (a "hot"); the residual at a sublayer's input
 //   has a fixed number of hots, so its rms is a compile-time constant, and the sublayer's
 //   RMSNorm weight (1 + w = rms * c) makes every hot entry exactly c, a power of two, after
@@ -78,6 +78,9 @@ struct Net {
   int one() const { return l["one"].dim(0); }  // the dim every token sets: biases and constants
   int one2() const { return l["one2"].dim(0); }  // a second one: the threshold rules' kThresholdEdge
   int dim(const std::string& field, int i) const { return l[field].dim(i); }
+  // The dim of `digit` in one-hot group `group` of the field's code (nibble g of a word,
+  // bit i's rail, ...): its code checks both.
+  int digit(const std::string& field, int group, int digit) const { return l[field].dim(group, digit); }
   // Literals for Mlp rules: dims [first, first + count) of a field; the families listed,
   // or all but them.
   std::vector<int> dims(const std::string& field, int first, int count) const;

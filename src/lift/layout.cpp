@@ -14,7 +14,7 @@ int Field::dim(int i) const {
 
 bool overlap(const Life& a, const Life& b) {
   auto meet = [](int born_a, int cleared_a, int born_b, int cleared_b) { return !(cleared_a <= born_b || cleared_b <= born_a); };
-  const Life input{.born = kEmbedding, .cleared = mlp(0)};  // the head pattern's
+  const Life input{.born = kEmbedding, .cleared = kHeadPatternCleared};  // the head pattern's
   return meet(a.born, a.cleared, b.born, b.cleared) || (a.head && meet(input.born, input.cleared, b.born, b.cleared)) ||
          (b.head && meet(a.born, a.cleared, input.born, input.cleared)) || (a.head && b.head);
 }

@@ -21,14 +21,18 @@ inline constexpr int kEmbedding = -1;
 inline constexpr int kNever = 1 << 20;
 constexpr int mixer(int il) { return 2 * il; }
 constexpr int mlp(int il) { return 2 * il + 1; }
+// The tied embedding, which is also the LM head, writes a token's head pattern into the
+// head fields' dims (Life::head); this layer's MLP clears it.
+inline constexpr int kHeadPatternLayer = 0;
+inline constexpr int kHeadPatternCleared = mlp(kHeadPatternLayer);
 
 struct Life {
   int born = kEmbedding;  // the sublayer that writes the field first
   int cleared = kNever;   // the MLP that clears it, at or after its last reader
   int hots = 0;           // the hot entries it holds there (its code's; the residual's energy drops by them)
   // Read by the LM head: the tied embedding, which is also the head, writes the head's
-  // pattern for a token into these dims too, and L0's MLP clears it, so the field also
-  // holds its dims from the embedding to that clear.
+  // pattern for a token into these dims too, and kHeadPatternLayer's MLP clears it, so
+  // the field also holds its dims from the embedding to that clear.
   bool head = false;
 };
 

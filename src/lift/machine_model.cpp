@@ -18,7 +18,7 @@ namespace {
 // Every field is cleared where its life says (layout.h), so the fields born later can
 // take its dims.
 void build_clears(Net& n) {
-  Mlp input(n, 0);  // the head pattern the tied embedding writes (hpad's clear counts its hots)
+  Mlp input(n, kHeadPatternLayer);  // the head pattern the tied embedding writes (hpad's clear counts its hots)
   for (const Field& f : n.l.fields)
     if (f.life.head)
       for (int i = 0; i < f.size; ++i) input.clear(f.dim(i));
@@ -37,8 +37,8 @@ engine::Config machine_config() {
   c.num_hidden_layers = kLayerCount;
   c.layer_types.clear();
   for (const LayerPlan& p : kLayers) c.layer_types.push_back(p.attention ? "full_attention" : "linear_attention");
-  // Qwen3.5-2B's MLP width, which the construction fills: two units per rule or step, one
-  // per cleared dim (build_clears uses what the layers have left; L5 is the fullest).
+  // Qwen3.5-2B's MLP width, which the construction fills: two units per rule or threshold
+  // rule, one per cleared dim (build_clears uses what the layers have left; L5 is the fullest).
   c.intermediate_size = 6144;
   c.vocab_size = (vocab_size() + 63) / 64 * 64;
   c.num_attention_heads = 8;
@@ -137,7 +137,7 @@ std::string machine_summary(const Builder& b) {
     if (units > widest) widest = units, widest_layer = il;
     mlp += fmt::format("{}L{} {}", mlp.empty() ? "" : ", ", il, units);
   }
-  // Where the width goes (docs/design.md §3, "How big the merge is"): dims alive after
+  // Where the width goes (docs/design.md §3, "Where the width goes"): dims alive after
   // the embedding and after each layer's mixer and MLP.
   const Layout l = machine_layout();
   std::string alive = fmt::format("E {}", l.alive(kEmbedding));
@@ -150,7 +150,7 @@ std::string machine_summary(const Builder& b) {
   return fmt::format(
       "residual: {} of {} dims used; the most alive at once {}, after L{}'s {}\n"
       "dims alive after each sublayer (mixer/MLP): {}\nDeltaNet heads used: {} ({})\n"
-      "widest MLP: {} of {} units (layer {})\nMLP units (two per rule or step): {}\nparameters: {} ({} nonzero)\n"
+      "widest MLP: {} of {} units (layer {})\nMLP units (two per rule or threshold rule): {}\nparameters: {} ({} nonzero)\n"
       "nonzero per layer: {}\n",
       l.used, c.hidden_size, most, most_at / 2, most_at % 2 ? "MLP" : "mixer", alive, total_heads, heads, widest,
       c.intermediate_size, widest_layer, mlp, counts.parameters, counts.nonzero, per_layer);

@@ -70,9 +70,9 @@ const Field* holder(const Layout& l, int dim, int s, As as) {
     const Life& life = f.life;
     bool ok = false;
     switch (as) {
-      case As::kRead: ok = (life.born < s && s <= life.cleared) || (life.head && s <= mlp(0)); break;
+      case As::kRead: ok = (life.born < s && s <= life.cleared) || (life.head && s <= kHeadPatternCleared); break;
       case As::kWrite: ok = (life.born <= s && s < life.cleared) || (life.head && s == kEmbedding); break;
-      case As::kClear: ok = life.cleared == s || (life.head && s == mlp(0)); break;
+      case As::kClear: ok = life.cleared == s || (life.head && s == kHeadPatternCleared); break;
     }
     if (!ok) continue;
     CHECK(!found && "two fields hold one dim at one sublayer");
@@ -193,7 +193,7 @@ ojson machine_map(const MapOffsets& at) {
   for (const Group& g : groups)
     units.push_back({{"layer", g.layer + at.layers},
                      {"stage", kStages[g.stage].name},
-                     {"kind", !g.clear ? "rule" : g.layer == 0 && l[g.writes.at(0)].life.cleared != mlp(0) ? "head pattern clear" : "clear"},
+                     {"kind", !g.clear ? "rule" : g.layer == kHeadPatternLayer && l[g.writes.at(0)].life.cleared != kHeadPatternCleared ? "head pattern clear" : "clear"},
                      {"writes", g.writes},
                      {"reads", g.reads},
                      {"count", g.units.size()},
@@ -380,9 +380,9 @@ MapCheck check_map(const ojson& map, const engine::SafetensorsDir& w, size_t lim
     o.write.assign(static_cast<size_t>(G), -1);
     o.clear.assign(static_cast<size_t>(G), -1);
     for (size_t i = 0; i < fields.size(); ++i) {
-      const bool rd = (born(i) < s && s <= cleared(i)) || (is_head(i) && s <= mlp(0));
+      const bool rd = (born(i) < s && s <= cleared(i)) || (is_head(i) && s <= kHeadPatternCleared);
       const bool wr = (born(i) <= s && s < cleared(i)) || (is_head(i) && s == kEmbedding);
-      const bool cl = cleared(i) == s || (is_head(i) && s == mlp(0));
+      const bool cl = cleared(i) == s || (is_head(i) && s == kHeadPatternCleared);
       for (int k = 0; k < size(i); ++k) {
         const int dim = first(i) + k;
         if (dim < 0 || dim >= G) {

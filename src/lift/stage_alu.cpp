@@ -34,7 +34,7 @@ using Out = Mlp::Out;
 Term nibble(Net& n, const std::string& field, int g, int sign = 1, bool complement = false) {
   Term t;
   for (int v = 0; v < 16; ++v) {
-    t.dims.push_back(n.dim(field, 16 * g + v));
+    t.dims.push_back(n.digit(field, g, v));
     t.weight.push_back(sign * (complement ? 15 - v : v));
   }
   return t;
@@ -49,7 +49,7 @@ Term small(Net& n, const std::string& field, int sign) {
   return t;
 }
 
-int une(Net& n, int lane, int port, int g, bool differs) { return n.dim("une", ((lane * 3 + port) * 8 + g) * 2 + (differs ? 1 : 0)); }
+int une(Net& n, int lane, int port, int g, bool differs) { return n.digit("une", (lane * 3 + port) * 8 + g, differs ? 1 : 0); }
 
 // L6: une. Every (lane, port, nibble) starts equal; a threshold rule for "lane's value -
 // nl's >= 1" and one for "<= -1" move it to differs, vetoed unless the lane is effective, nl
@@ -106,7 +106,7 @@ void uniform_and(Net& n, Mlp& m) {
   m.threshold(terms, 1, {}, {{n.dim("uni", 0), -1}, {n.dim("uni", 1), 1}});
 }
 
-int as(Net& n, int g, int v) { return n.dim("as", 16 * g + v % 16); }
+int as(Net& n, int g, int v) { return n.digit("as", g, v % 16); }
 int acl(Net& n, int g, int c) { return n.dim("acl", 3 * g + c); }
 
 // L11: as and acl for one operand pair, whose nibble g is the terms digit(g): threshold rules
@@ -167,7 +167,7 @@ void carry_rules(Net& n, Mlp& m) { carries(n, m, "acl", "car", 8); }
 void adder_second_half(Net& n, Mlp& m) {
   for (int v = 0; v < 16; ++v) m.rule({{as(n, 0, v)}}, {n.dim("sum", v)});
   for (int g = 1; g < 8; ++g) {
-    m.rule({{n.one()}}, {n.dim("sum", 16 * g)});
+    m.rule({{n.one()}}, {n.digit("sum", g, 0)});
     Term carry{{n.dim("car", 2 * (g - 1) + 1)}, {1}};
     Term digit;
     for (int v = 0; v < 16; ++v) {
@@ -175,7 +175,7 @@ void adder_second_half(Net& n, Mlp& m) {
       digit.weight.push_back(v);
     }
     for (int v = 1; v <= 16; ++v)
-      m.threshold({digit, carry}, v, {}, {{n.dim("sum", 16 * g + (v - 1) % 16), -1}, {n.dim("sum", 16 * g + v % 16), 1}});
+      m.threshold({digit, carry}, v, {}, {{n.digit("sum", g, (v - 1) % 16), -1}, {n.digit("sum", g, v % 16), 1}});
   }
 }
 

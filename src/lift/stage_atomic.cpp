@@ -45,8 +45,8 @@ void select_rules(Net& n, Mlp& m) {
   const Lit vt = n.families({Tok::kSmall, Tok::kTail}), other = n.families({Tok::kSmall, Tok::kTail}, true);
   const Lit atomic = op_dims(n, kAtomics), not_atomic = op_dims(n, kAtomics, true);
   std::vector<int> none = {n.dim("xat", 1)};
-  for (int g = 0; g < 8; ++g) none.push_back(n.dim("jb", 16 * g));
-  for (int g = 0; g < kAddrNibbles; ++g) none.push_back(n.dim("ja", 16 * g));
+  for (int g = 0; g < 8; ++g) none.push_back(n.digit("jb", g, 0));
+  for (int g = 0; g < kAddrNibbles; ++g) none.push_back(n.digit("ja", g, 0));
   m.rule({other}, none);
   m.rule({vt, not_atomic}, none);
   m.rule({vt, atomic}, {n.dim("xat", 0)});
@@ -68,7 +68,7 @@ void select_c(Net& n, Mlp& m) {
   const Lit vt = n.families({Tok::kSmall, Tok::kTail}), other = n.families({Tok::kSmall, Tok::kTail}, true);
   const Lit cas = op_dims(n, {Op::kAtomCas}), not_cas = op_dims(n, {Op::kAtomCas}, true);
   std::vector<int> none;
-  for (int g = 0; g < 8; ++g) none.push_back(n.dim("jc", 16 * g));
+  for (int g = 0; g < 8; ++g) none.push_back(n.digit("jc", g, 0));
   m.rule({other}, none);
   m.rule({vt, not_cas}, none);
   for (int l = 0; l < kLanes; ++l)
@@ -84,7 +84,7 @@ void select_c(Net& n, Mlp& m) {
 void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, const std::string& x,
                 const std::string& y, const std::vector<int>& veto) {
   for (int g = 0; g < nibbles; ++g) {
-    auto s = [&](int v) { return n.dim(sum, 16 * g + v % 16); };
+    auto s = [&](int v) { return n.digit(sum, g, v % 16); };
     auto c = [&](int k) { return n.dim(cls, 3 * g + k); };
     m.rule({{n.one()}}, {s(0), c(kKill)});
     for (int v = 1; v <= 30; ++v) {
@@ -103,7 +103,7 @@ void update_word(Net& n, Mlp& m) {
     std::vector<Term> terms = {value_term(n, "xs", 16 * g, 16)};
     if (g > 0) terms.push_back({{n.dim("xcar", 2 * (g - 1) + 1)}, {1}});
     for (int v = 1; v <= (g > 0 ? 16 : 15); ++v)
-      m.threshold(terms, v, veto, {{n.dim("mw", 16 * g + (v - 1) % 16), -1}, {n.dim("mw", 16 * g + v % 16), 1}});
+      m.threshold(terms, v, veto, {{n.digit("mw", g, (v - 1) % 16), -1}, {n.digit("mw", g, v % 16), 1}});
   }
 }
 
@@ -112,7 +112,7 @@ void update_word(Net& n, Mlp& m) {
 void word_index(Net& n, Mlp& m) {
   const Lit yes = {n.dim("xat", 0)};
   m.rule({{n.dim("xat", 1)}}, {n.dim("xw", 16), n.dim("xw", 17 + 8)});
-  auto ys = [&](int g, int v) { return n.dim("ys", 16 * g + (v % 16 + 16) % 16); };
+  auto ys = [&](int g, int v) { return n.digit("ys", g, (v % 16 + 16) % 16); };
   auto car = [&](int g, bool c) { return n.dim("ycar", 2 * (g - 1) + (c ? 1 : 0)); };
   // n_g = u as (ys_g = u, no carry) or (ys_g = u - 1, carry).
   auto parity = [&](int g, int p, bool c) {
@@ -142,7 +142,7 @@ Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos)
   for (int v = 0; v < 16; ++v) {
     const int x = twos && v >= 8 ? v - 16 : v;
     if (x == 0) continue;
-    t.dims.push_back(n.dim(field, 16 * g + v));
+    t.dims.push_back(n.digit(field, g, v));
     t.weight.push_back(sign * x);
   }
   return t;
@@ -213,7 +213,7 @@ void keep_word(Net& n, Mlp& m) {
     for (int g = 0; g < 8; ++g)
       for (int v = 1; v < 16; ++v)
         m.threshold({value_term(n, words[k], 16 * g, 16)}, v, veto,
-               {{n.dim("mw", 16 * g + v - 1), -1}, {n.dim("mw", 16 * g + v), 1}});
+               {{n.digit("mw", g, v - 1), -1}, {n.digit("mw", g, v), 1}});
   }
 }
 

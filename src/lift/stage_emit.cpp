@@ -49,7 +49,7 @@ void build_load(Net& n) {
     const uint32_t byte = 4u * static_cast<uint32_t>(a);
     for (int d : loads) m.query(a, d);
     for (int l = 0; l < kLanes; ++l) m.query(a, n.dim("nl", l));
-    for (int g = 0; g < 8; ++g) m.query(a, n.dim("sum", 16 * g + word_nibble(byte, g)));
+    for (int g = 0; g < 8; ++g) m.query(a, n.digit("sum", g, word_nibble(byte, g)));
     m.query_bias(a, -(10.0f - 0.5f));
   }
   for (int d : op_dims(n, kLoadOps, true)) m.query(kNullSlot, d);
@@ -68,13 +68,13 @@ void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::strin
   };
   auto mapped = [&](int g, int u) { return g == 7 ? (u & top_and) ^ top_xor : u; };
   for (int g = 0; g < 8; ++g)
-    for (int u = 0; u < 16; ++u) m.rule(with({{n.dim(from, 16 * g + u)}}), {n.dim("res", 16 * g + mapped(g, u))});
+    for (int u = 0; u < 16; ++u) m.rule(with({{n.digit(from, g, u)}}), {n.digit("res", g, mapped(g, u))});
   // The source dims of nibble g whose result is one of the values [lo, hi] (none: a rule with
   // it never fires and is left out).
   auto d = [&](int g, int lo, int hi) {
     Lit lit;
     for (int u = 0; u < 16; ++u)
-      if (mapped(g, u) >= lo && mapped(g, u) <= hi) lit.push_back(n.dim(from, 16 * g + u));
+      if (mapped(g, u) >= lo && mapped(g, u) <= hi) lit.push_back(n.digit(from, g, u));
     return lit;
   };
   auto rule = [&](const std::vector<Lit>& lits, int out) {
@@ -100,19 +100,19 @@ void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::strin
 // res = NVIDIA's canonical NaN (0x7fffffff: not a one-token value) when the literals hold.
 void canonical_nan_rule(Net& n, Mlp& m, const std::vector<Lit>& when) {
   std::vector<int> out = {n.dim("fits", 1)};
-  for (int g = 0; g < 8; ++g) out.push_back(n.dim("res", 16 * g + word_nibble(kCanonicalNaN, g)));
+  for (int g = 0; g < 8; ++g) out.push_back(n.digit("res", g, word_nibble(kCanonicalNaN, g)));
   m.rule(when, out);
 }
 
 // The shifts' res and fits from sbit's rails (0 on, 1 off): a nibble is its four bits; a
 // one-token value has bits 9..31 clear or bits 8..31 set.
 void shift_results(Net& n, Mlp& m, const Lit& shifts) {
-  auto b = [&](int i, bool on) { return Lit{n.dim("sbit", 2 * i + (on ? 0 : 1))}; };
+  auto b = [&](int i, bool on) { return Lit{n.digit("sbit", i, on ? 0 : 1)}; };
   for (int g = 0; g < 8; ++g)
     for (int v = 0; v < 16; ++v) {
       std::vector<Lit> lits = {shifts};
       for (int k = 0; k < 4; ++k) lits.push_back(b(4 * g + k, v >> k & 1));
-      m.rule(lits, {n.dim("res", 16 * g + v)});
+      m.rule(lits, {n.digit("res", g, v)});
     }
   const int yes = n.dim("fits", 0), no = n.dim("fits", 1);
   for (bool negative : {false, true}) {
@@ -156,7 +156,7 @@ void results(Net& n, Mlp& m) {
   result_rules(n, m, {ops({Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kPopc, Op::kClz, Op::kBrev})}, "lg");
   shift_results(n, m, ops({Op::kShl, Op::kShrU, Op::kShrS}));
   std::vector<int> zero = {n.dim("fits", 0)};
-  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("res", 16 * g));
+  for (int g = 0; g < 8; ++g) zero.push_back(n.digit("res", g, 0));
   Lit rest;
   for (int code = 0; code < n.l["f_op"].size; ++code) {
     bool listed = false;
@@ -250,7 +250,7 @@ void build_lm_head(Net& n) {
         family(id, kEmitValue);
         h.add(id, n.dim("fits", r.kind == Tok::kSmall ? 0 : 1), kFitsLogit);
         h.rails(id, "etag", r.x);
-        for (int g = 0; g < (r.kind == Tok::kSmall ? 8 : 2); ++g) h.add(id, n.dim("res", 16 * g + word_nibble(v, g)), 1.0f);
+        for (int g = 0; g < (r.kind == Tok::kSmall ? 8 : 2); ++g) h.add(id, n.digit("res", g, word_nibble(v, g)), 1.0f);
         break;
       }
       case Tok::kMid1: case Tok::kMid2: case Tok::kTail: {
@@ -272,7 +272,7 @@ void build_lm_head(Net& n) {
         family(id, kEmitSt);
         h.add(id, n.dim("nl", r.x), 1.0f);
         const uint32_t byte = 4u * static_cast<uint32_t>(r.y);
-        for (int g = 0; g < 3; ++g) h.add(id, n.dim("sum", 16 * g + word_nibble(byte, g)), 1.0f);
+        for (int g = 0; g < 3; ++g) h.add(id, n.digit("sum", g, word_nibble(byte, g)), 1.0f);
         break;
       }
       case Tok::kBar:

@@ -39,7 +39,7 @@ void build_header(Net& n) {
 }
 
 // A header value x - 1 (or the wave) as its two nibble literals.
-Mlp::Literal nib(Net& n, const char* field, int hi_lo, int v) { return {n.dim(field, 16 * hi_lo + v)}; }
+Mlp::Literal nib(Net& n, const char* field, int hi_lo, int v) { return {n.digit(field, hi_lo, v)}; }
 
 void build_geometry(Net& n) {
   Mlp m(n, kLaunchLayer);

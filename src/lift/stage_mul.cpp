@@ -41,14 +41,14 @@ int pair_index(int i, int j) { return (i + j) * (i + j + 1) / 2 + i; }
 int plo(Net& n, int pair, int b, bool on) { return n.dim("plo", bit_dim(4 * pair + b, on)); }
 int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", bit_dim(4 * pair + b, on)); }
 // Column 7's pair (i, 7 - i), bit product q (s, t with s + t <= 3, in order): on at 0.
-int pbt(Net& n, int i, int q, bool on) { return n.dim("pbt", (10 * i + q) * 2 + (on ? 0 : 1)); }
+int pbt(Net& n, int i, int q, bool on) { return n.digit("pbt", 10 * i + q, on ? 0 : 1); }
 
 // Nibble g of a word field as a term weighted by f(value); zero weights are left out.
 Term weighted_by(Net& n, const std::string& field, int g, const std::function<int(int)>& f) {
   Term t;
   for (int v = 0; v < 16; ++v)
     if (const int w = f(v); w != 0) {
-      t.dims.push_back(n.dim(field, 16 * g + v));
+      t.dims.push_back(n.digit(field, g, v));
       t.weight.push_back(w);
     }
   return t;
@@ -115,15 +115,15 @@ void products(Net& n, Mlp& m) {
 // L9: the column sums A_k (cam, cad), B_k (cbm, cbd: index k - 1) and column 7's chunks (chm).
 void column_sums(Net& n, Mlp& m) {
   std::vector<int> zero;
-  for (int k = 0; k < 7; ++k) zero.insert(zero.end(), {n.dim("cam", 16 * k), n.dim("cad", 8 * k), n.dim("cbm", 16 * k)});
+  for (int k = 0; k < 7; ++k) zero.insert(zero.end(), {n.digit("cam", k, 0), n.digit("cad", k, 0), n.digit("cbm", k, 0)});
   for (int k = 0; k < 6; ++k) zero.push_back(n.dim("cbd", 8 * k));
-  for (int c = 0; c < 4; ++c) zero.push_back(n.dim("chm", 16 * c));
+  for (int c = 0; c < 4; ++c) zero.push_back(n.digit("chm", c, 0));
   m.rule({{n.one()}}, zero);
   for (int k = 0; k <= 6; ++k) {
     std::vector<Term> lo;
     for (int i = 0; i <= k; ++i)
       for (const Term& t : nibble_bits(n, "plo", pair_index(i, k - i), 1)) lo.push_back(t);
-    digit_code(m, lo, {}, [&](int v) { return n.dim("cam", 16 * k + v); }, [&](int q) { return n.dim("cad", 8 * k + q); });
+    digit_code(m, lo, {}, [&](int v) { return n.digit("cam", k, v); }, [&](int q) { return n.digit("cad", k, q); });
   }
   for (int k = 1; k <= 7; ++k) {
     std::vector<Term> hi;
@@ -140,14 +140,14 @@ void column_sums(Net& n, Mlp& m) {
       for (int s = 0; s < 4; ++s)
         for (int t = 0; s + t < 4; ++t, ++q) bits.push_back({{pbt(n, i, q, true)}, {1 << (s + t)}});
     }
-    digit_code(m, bits, {}, [&](int v) { return n.dim("chm", 16 * c + v); }, nullptr);
+    digit_code(m, bits, {}, [&](int v) { return n.digit("chm", c, v); }, nullptr);
   }
 }
 
 // L10: the digits em_k, ed_k (k <= 6), with c's nibble for mad.lo.
 void digits(Net& n, Mlp& m) {
   std::vector<int> zero;
-  for (int k = 0; k < 8; ++k) zero.push_back(n.dim("em", 16 * k));
+  for (int k = 0; k < 8; ++k) zero.push_back(n.digit("em", k, 0));
   for (int k = 0; k < 7; ++k) zero.push_back(n.dim("ed", 4 * k));
   m.rule({{n.one()}}, zero);
   for (Op op : {Op::kMulLo, Op::kMadLo})
@@ -160,7 +160,7 @@ void digits(Net& n, Mlp& m) {
       if (op == Op::kMadLo) terms.push_back(value_term(n, "oc", 16 * k, 16));
       std::function<int(int)> div;
       if (k <= 6) div = [&n, k](int q) { return n.dim("ed", 4 * k + q); };
-      digit_code(m, terms, op_veto(n, op == Op::kMulLo ? "mul.lo" : "mad.lo"), [&](int v) { return n.dim("em", 16 * k + v); }, div);
+      digit_code(m, terms, op_veto(n, op == Op::kMulLo ? "mul.lo" : "mad.lo"), [&](int v) { return n.digit("em", k, v); }, div);
     }
 }
 

@@ -206,8 +206,8 @@ void tid_rules(Net& n, Mlp& lanes, Mlp& pick) {
 std::vector<int> word_dims(Net& n, const char* out, std::initializer_list<int> low) {
   std::vector<int> d;
   int g = 0;
-  for (int v : low) d.push_back(n.dim(out, 16 * g++ + v));
-  for (; g < 8; ++g) d.push_back(n.dim(out, 16 * g));
+  for (int v : low) d.push_back(n.digit(out, g++, v));
+  for (; g < 8; ++g) d.push_back(n.digit(out, g, 0));
   return d;
 }
 
@@ -253,7 +253,7 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
     m.rule(with(code(Special::kCtaidY), {{n.dim("cq1", v)}}), {n.dim(out, 16 + v)});
   }
   std::vector<int> high;
-  for (int g = 2; g < 8; ++g) high.push_back(n.dim(out, 16 * g));
+  for (int g = 2; g < 8; ++g) high.push_back(n.digit(out, g, 0));
   m.rule(code(Special::kCtaidX), high);
   m.rule(code(Special::kCtaidY), high);
   // gx, gy (1..256) = the header's 16 hi + lo, plus 1, nibble by nibble.
@@ -267,7 +267,7 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
     m.rule(with(code(sp), {{n.dim(h, 15)}, n.dims(h, 16, 15)}), {n.dim(out, 32)});
     m.rule(with(code(sp), {{n.dim(h, 15)}, {n.dim(h, 31)}}), {n.dim(out, 33)});
     std::vector<int> high;
-    for (int g = 3; g < 8; ++g) high.push_back(n.dim(out, 16 * g));
+    for (int g = 3; g < 8; ++g) high.push_back(n.digit(out, g, 0));
     m.rule(code(sp), high);
   }
   for (int l = 0; l < kLanes; ++l) m.rule(with(code(Special::kLaneid), {{n.dim(ref.lane_field, l)}}), word_dims(n, out, {l}));
@@ -284,7 +284,7 @@ void special_rules(Net& n, Mlp& m, const char* field, const char* out, const Lan
 // wb_word is empty) the word 0, at every other token L0's word.
 void memory_word_rules(Net& n, Mlp& m) {
   std::vector<int> zero;
-  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("mw", 16 * g));
+  for (int g = 0; g < 8; ++g) zero.push_back(n.digit("mw", g, 0));
   m.rule({{n.fam(Tok::kPred)}}, zero);
   // An atomic's update (stage_atomic.cpp): atom.exch's is b; atom.add's, min / max's and
   // cas's the word 0 here, which L12 (old + b) and L13 (old, b or c) move to the new word.

@@ -26,7 +26,7 @@ namespace {
 using Lit = Mlp::Literal;
 using Term = Mlp::Term;
 
-int lbit(Net& n, int g, int k, bool on) { return n.dim("lbit", (4 * g + k) * 2 + (on ? 0 : 1)); }
+int lbit(Net& n, int g, int k, bool on) { return n.digit("lbit", 4 * g + k, on ? 0 : 1); }
 
 std::vector<int> veto_unless_op(Net& n, Op op) { return op_veto(n, op_info(op).mnemonic); }
 
@@ -34,7 +34,7 @@ std::vector<int> veto_unless_op(Net& n, Op op) { return op_veto(n, op_info(op).m
 Term bit(Net& n, const std::string& field, int g, int k, int sign) {
   Term t;
   for (int v = 0; v < 16; ++v) {
-    t.dims.push_back(n.dim(field, 16 * g + v));
+    t.dims.push_back(n.digit(field, g, v));
     t.weight.push_back(sign * (v >> k & 1));
   }
   return t;
@@ -64,7 +64,7 @@ void logic_bits(Net& n, Mlp& m) {
 void shift_amount(Net& n, Mlp& m) {
   for (int s = 0; s < 32; ++s) {
     std::vector<Lit> lits = {{n.dim("ob", s % 16)}, {n.dim("ob", 16 + s / 16)}};
-    for (int g = 2; g < 8; ++g) lits.push_back({n.dim("ob", 16 * g)});
+    for (int g = 2; g < 8; ++g) lits.push_back({n.digit("ob", g, 0)});
     m.rule(lits, {n.dim("sa", s)});
   }
   const int big = n.dim("sa", 32);
@@ -74,11 +74,11 @@ void shift_amount(Net& n, Mlp& m) {
     std::vector<Lit> lits = low;
     lits.push_back(n.dims("ob", 16 * g + 1, 15));
     m.rule(lits, {big});
-    low.push_back({n.dim("ob", 16 * g)});
+    low.push_back({n.digit("ob", g, 0)});
   }
 }
 
-int sbit(Net& n, int i, bool on) { return n.dim("sbit", 2 * i + (on ? 0 : 1)); }
+int sbit(Net& n, int i, bool on) { return n.digit("sbit", i, on ? 0 : 1); }
 
 // L13: sbit, the shifted word's bits: bit i is on when the amount is s and a's bit i - s
 // (shl), i + s (shr.u) or min(i + s, 31) (shr.s; for amounts of 32 and more, the sign)
@@ -103,13 +103,13 @@ void shift_bits(Net& n, Mlp& m) {
 // rule that moves a nibble's hot one up, vetoed unless the op is one of its set.
 void logic_nibbles(Net& n, Mlp& m) {
   std::vector<int> zero;
-  for (int g = 0; g < 8; ++g) zero.push_back(n.dim("lg", 16 * g));
+  for (int g = 0; g < 8; ++g) zero.push_back(n.digit("lg", g, 0));
   m.rule({{n.one()}}, zero);
   for (int g = 0; g < 8; ++g) {
     std::vector<Term> value;
     for (int k = 0; k < 4; ++k) value.push_back({{lbit(n, g, k, true)}, {1 << k}});
     for (int v = 1; v < 16; ++v)
-      m.threshold(value, v, op_veto(n, "logic"), {{n.dim("lg", 16 * g + v - 1), -1}, {n.dim("lg", 16 * g + v), 1}});
+      m.threshold(value, v, op_veto(n, "logic"), {{n.digit("lg", g, v - 1), -1}, {n.digit("lg", g, v), 1}});
   }
   // The count reaches c: nibble 0 moves from c - 1 to c % 16, and at 16 and 32 nibble 1 up.
   auto count_up = [&](int c) {
@@ -175,7 +175,7 @@ void operand_nan(Net& n, Mlp& m) {
     for (int v = 0; v < 16; ++v) {
       int w = 0;
       for (int b = 0; b < 4; ++b) w += f32_nan_weight(4 * g + b, (v >> b & 1) != 0);
-      t.dims.push_back(n.dim("oa", 16 * g + v));
+      t.dims.push_back(n.digit("oa", g, v));
       t.weight.push_back(w);
     }
     terms.push_back(t);

@@ -141,7 +141,7 @@ void register_writes(Net& n, Head& r, int port, int lane) {
   }
   for (int g = 0; g < 8; ++g)
     for (int v = 0; v < 16; ++v)
-      for (int b = 0; b < 4; ++b) r.value(bit_dim(4 * g + b, v >> b & 1), n.dim("wb_word", 16 * g + v));
+      for (int b = 0; b < 4; ++b) r.value(bit_dim(4 * g + b, v >> b & 1), n.digit("wb_word", g, v));
   for (int y = 0; y < 16; ++y) r.value(bit_dim(0, has(y, lane)), n.dim("pbits", y));
   for (int i = 1; i < 32; ++i) r.value(bit_dim(i, false), n.fam(Tok::kPred));
 }
