@@ -114,7 +114,7 @@ TEST(MachineRandom, RandomProgramsKeepStateAndEnergy) {
       } catch (const Error& e) {
         FAIL() << "the generator made a program that traps: " << e.what() << "\n" << text;
       }
-      host::CheckReport c = host::check_launch(m, {.threads = 1, .skip_zero_rows = true, .trace = trace}, tr.prompt, tr.records);
+      host::CheckReport c = host::check_launch(m, {.threads = 1, .skip_zero_rows = true, .probe = trace}, tr.prompt, tr.records);
       ASSERT_FALSE(c.first) << dtype_name(t) << ": " << c.first->text() << "\n" << text;
       ++programs;
       tokens += c.tokens;

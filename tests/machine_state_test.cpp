@@ -86,7 +86,7 @@ void MachineState_::check(const Setting& setting) {
   int64_t tokens = 0;
   for (const Forced& f : *launches_) {
     host::CheckReport c = host::check_launch(
-        m, {.threads = 1, .rounding = setting.rounding, .skip_zero_rows = true, .trace = trace}, f.prompt, f.records);
+        m, {.threads = 1, .rounding = setting.rounding, .skip_zero_rows = true, .probe = trace}, f.prompt, f.records);
     ASSERT_FALSE(c.first) << setting.name() << " " << f.name << ": " << c.first->text();
     EXPECT_EQ(c.tokens, static_cast<int64_t>(f.prompt.size() + f.records.size()));
     tokens += c.tokens;

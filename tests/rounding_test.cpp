@@ -28,9 +28,9 @@ using test_util::TempDir;
 const std::vector<int32_t> kTokens = {5, 17, 300, 42, 42, 7, 250, 1, 99, 370, 3, 12, 60};
 
 std::vector<float> run(const Model& m, Rounding rounding, MatmulPath path = MatmulPath::fast,
-                       int64_t max_batch = 64, TraceFn trace = nullptr) {
+                       int64_t max_batch = 64, ProbeFn trace = nullptr) {
   Runtime rt(m, {.threads = 2, .matmul = path, .rounding = rounding, .max_batch = max_batch,
-                 .trace = std::move(trace)});
+                 .probe = std::move(trace)});
   State s = make_state(m.config);
   std::vector<float> logits;
   rt.forward(s, kTokens, logits, true);

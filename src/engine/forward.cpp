@@ -416,10 +416,10 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   const float eps = static_cast<float>(c.rms_norm_eps);
   const Exec ex{options_.matmul, act_, pool_, options_.skip_zero_rows};
   auto trace = [&](const char* name, int il, const float* v, int64_t width, int64_t rows = -1) {
-    if (!options_.trace) return;
+    if (!options_.probe) return;
     if (rows < 0) rows = T;
     for (int64_t t = T - rows; t < T; ++t)
-      options_.trace(name, il, s.n_past + t,
+      options_.probe(name, il, s.n_past + t,
                      std::span<const float>(v + (t - (T - rows)) * width, width));
   };
 

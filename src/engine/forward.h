@@ -17,9 +17,9 @@
 
 namespace qgpu::engine {
 
-// Sees named intermediates: name ("attn_residual", "ffn_out", ...), layer (-1: none),
+// A probe: sees named intermediates (not a launch's trace, its records): name ("attn_residual", "ffn_out", ...), layer (-1: none),
 // position in the sequence, the values. Null in production.
-using TraceFn = std::function<void(const char* name, int il, int64_t pos, std::span<const float>)>;
+using ProbeFn = std::function<void(const char* name, int il, int64_t pos, std::span<const float>)>;
 
 // Where a bf16/f16 model rounds its activations to its dtype (an f32 model: nowhere, and the
 // two policies give the same bits).
@@ -58,7 +58,7 @@ struct RuntimeOptions {
   // state and logits, bit for bit). A base token is then an error, and the base's attention
   // caches stay empty, so the sequence can never continue with text. Elsewhere: no effect.
   bool gpu_sequence = false;
-  TraceFn trace;                            // null: no tracing
+  ProbeFn probe;                            // null: nothing probed
 };
 
 class Runtime {
