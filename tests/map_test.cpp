@@ -79,6 +79,11 @@ TEST(Map, NamesTheAddersSumItsDimsWriterAndUnits) {
     next += t["count"].get<int>();
   }
   EXPECT_EQ(next, m["machine"]["vocab"]);
+  // The ops the layers compute, from the emit stage's table.
+  const ojson& ops = m["computed_ops"];
+  for (const char* op : {"add", "mul.lo", "ld", "st", "bra", "exit", "min.f32"})
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
+  for (const char* op : {"div.u", "mul.hi.s", "add.f32", "fma.f32"}) EXPECT_EQ(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
 }
 
 TEST(Map, HotCountsComeFromTheCodes) {

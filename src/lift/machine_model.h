@@ -47,11 +47,12 @@ struct MachineCounts {
   std::vector<int64_t> layer_nonzero;  // per layer (the embedding, final norm and head apart)
 };
 MachineCounts machine_counts(const Builder& b);
+// The ops whose records the layers compute (the emit stage's table; `qgpu map` lists them).
+std::vector<Op> computed_ops();
 // Why the compiled model cannot generate records for a program with this ROM and launch yet
-// (the first block whose op or operand the ALU does not have, named; %ctaid needs a grid at
-// most 16 wide or one row tall), or nullopt when it can.
-// The model holds and checks every program's state; it generates the ops listed in
-// docs/design.md §3 ("emit").
+// (the first block whose op or operand the ALU does not have, named with the ops it has;
+// %ctaid needs a grid at most 16 wide or one row tall), or nullopt when it can. The model
+// holds and checks every program's state whatever the ops.
 std::optional<std::string> generation_gap(std::span<const Instr> code, const Launch& launch);
 // The codes the multiplier's layers (stage_mul.cpp) write for lane nl's operands a, b, c
 // of mul.lo (mad: mad.lo), group by group, for the divergence finder: after `layer`, group

@@ -221,6 +221,9 @@ ojson machine_map(const MapOffsets& at) {
                       {"fields", f.fields},
                       {"meaning", f.meaning}});
   j["tokens"] = tokens;
+  ojson ops = ojson::array();
+  for (Op o : computed_ops()) ops.push_back(op_info(o).mnemonic);
+  j["computed_ops"] = ops;  // the ops whose records the layers compute (generation_gap's)
   return j;
 }
 
@@ -275,6 +278,8 @@ std::string map_text(const ojson& map) {
   for (const ojson& t : map["tokens"])
     s += fmt::format("  {:<6} {}-{}\n", t["family"].get<std::string>(), t["first"].get<int>(),
                      t["first"].get<int>() + t["count"].get<int>() - 1);
+  s += fmt::format("\nops the layers compute ({}; the compiler writes the others in these): {}\n",
+                   map["computed_ops"].size(), join(map["computed_ops"], " "));
   s += "\n`qgpu map --field NAME` shows the units and heads that write, read and clear a field; --json has them all\n";
   return s;
 }

@@ -308,13 +308,44 @@ void build_lm_head(Net& n) {
 
 }  // namespace
 
+bool computed_by_layers(Op op) {
+  const Effect e = op_info(op).effect;
+  return e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
+         e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), op) != std::end(kResultOps);
+}
+
+std::vector<Op> computed_ops() {
+  std::vector<Op> ops;
+  for (int i = 0; i < kNumOps; ++i)
+    if (computed_by_layers(static_cast<Op>(i))) ops.push_back(static_cast<Op>(i));
+  return ops;
+}
+
 std::optional<std::string> generation_gap(std::span<const Instr> code, const Launch& launch) {
+  // The ops the layers compute, named from the table the emit stage builds its rules from.
+  auto names = [](bool floats) {
+    std::string s;
+    for (Op o : computed_ops())
+      if (is_float_op(o) == floats) {
+        if (!s.empty()) s += ", ";
+        s += op_info(o).mnemonic;
+      }
+    return s;
+  };
   for (size_t b = 0; b < code.size(); ++b) {
     const Instr& in = code[b];
-    const Effect e = op_info(in.op).effect;
-    const bool built = e == Effect::kPred || e == Effect::kStore || e == Effect::kBranch || e == Effect::kBarrier ||
-                       e == Effect::kExit || std::find(std::begin(kResultOps), std::end(kResultOps), in.op) != std::end(kResultOps);
-    const bool atomic = e == Effect::kAtomic;
+    const bool built = computed_by_layers(in.op);
+    if (is_float_op(in.op) && !built)
+      return fmt::format("block {}: {} (the model's ALU has the floating point ops {}; `qgpu run --engine model` "
+                         "compiles add, sub, mul, fma, div, sqrt and the conversions into integer ops, hand-written "
+                         "code must too, or run on the interpreter, --engine interp, which is exact to IEEE-754 and "
+                         "NVIDIA's NaN; `qgpu map` lists the ops the layers compute)",
+                         b, op_info(in.op).mnemonic, names(true));
+    if (!built)
+      return fmt::format("block {}: {} (the model's ALU has {}; `qgpu run` compiles mul.hi, div and rem into those, "
+                         "hand-written code must too)",
+                         b, op_info(in.op).mnemonic, names(false));
+    const bool atomic = op_info(in.op).effect == Effect::kAtomic;
     if (is_float_op(in.op) && !built)
       return fmt::format("block {}: {} (the model's ALU has the floating point compares, min, max, neg and abs; "
                          "`qgpu run --engine model` compiles add, sub, mul, fma, div, sqrt and the conversions "
