@@ -415,12 +415,11 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
   const int64_t T = static_cast<int64_t>(tokens.size()), H = c.hidden_size;
   const float eps = static_cast<float>(c.rms_norm_eps);
   const Exec ex{options_.matmul, act_, pool_, options_.skip_zero_rows};
-  auto trace = [&](const char* name, int il, const float* v, int64_t width, int64_t rows = -1) {
+  auto trace = [&](const char* name, int il, float* v, int64_t width, int64_t rows = -1) {
     if (!options_.probe) return;
     if (rows < 0) rows = T;
     for (int64_t t = T - rows; t < T; ++t)
-      options_.probe(name, il, s.n_past + t,
-                     std::span<const float>(v + (t - (T - rows)) * width, width));
+      options_.probe(name, il, s.n_past + t, std::span<float>(v + (t - (T - rows)) * width, static_cast<size_t>(width)));
   };
 
   embed(m, tokens, sc.x.data(), skip_base_);
@@ -468,6 +467,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
       } else {
         swiglu(sc.big1.data(), sc.big2.data(), T * I, act_);
       }
+      trace("mlp_act", il, sc.big1.data(), I);
       linear(l.down_proj, sc.big1.data(), sc.out.data(), T, sc, ex);
     }
     trace("ffn_out", il, sc.out.data(), H);

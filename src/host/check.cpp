@@ -383,7 +383,7 @@ CheckReport check_launch(const Model& m, engine::RuntimeOptions options, std::sp
   // In a merged checkpoint the GPU's residual dims and tokens sit after the base's.
   const int dims_at = m.config.qgpu ? m.config.qgpu->hidden_offset : 0;
   const int tokens_at = m.config.qgpu ? m.config.qgpu->token_offset : 0;
-  options.probe = [&](const char* name, int il, int64_t pos, std::span<const float> v) {
+  options.probe = [&](const char* name, int il, int64_t pos, std::span<float> v) {
     if (user) user(name, il, pos, v);
     if (std::string_view(name) != "layer_out") return;
     v = v.subspan(static_cast<size_t>(dims_at));

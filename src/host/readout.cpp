@@ -27,14 +27,6 @@ bool all_zero(const std::vector<float>& row) {
   return std::all_of(row.begin(), row.end(), [](float v) { return v == 0.0f; });
 }
 
-// The codes the rows hold: the residual fields their reads fill (a ROM field row: f_op's
-// code, one-hot over lift::kFx; the step row: the step field's; a lane status row: ls's;
-// ports a, b, c: a word's dual-rail bits; the guard port and memory: a word's nibbles).
-const lift::Layout& layout() {
-  static const lift::Layout l = lift::machine_layout();
-  return l;
-}
-
 // The row's code from its first dim, read against the row's peak; Error naming `what`
 // and the group when it is not a valid code.
 lift::Reading read_row(const std::vector<float>& row, const lift::Code& c, const std::string& what) {
@@ -54,7 +46,7 @@ std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const e
   std::vector<std::optional<uint32_t>> words(kMemWords);
   for (int a = 0; a < kMemWords; ++a) {
     std::vector<float> row = state_row(m, s, lift::kMemoryLayer, lift::kMemoryHead, a);
-    if (!all_zero(row)) words[a] = read_word(row, layout()["mr"].code, fmt::format("memory word {}", a));
+    if (!all_zero(row)) words[a] = read_word(row, lift::machine_fields()["mr"].code, fmt::format("memory word {}", a));
   }
   return words;
 }
@@ -62,7 +54,7 @@ std::vector<std::optional<uint32_t>> read_memory(const engine::Model& m, const e
 std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::State& s) {
   std::array<RomSlot, kBlocks> rom{};
   const int il = lift::kRomLayer;
-  const lift::Code& field_code = layout()["f_op"].code;
+  const lift::Code& field_code = lift::machine_fields()["f_op"].code;
   for (int blk = 0; blk < kBlocks; ++blk) {
     auto field = [&](int f) { return state_row(m, s, il, lift::rom_head(blk, f), blk % lift::kBankBlocks); };
     std::vector<float> op = field(0);
@@ -78,7 +70,7 @@ std::array<RomSlot, kBlocks> read_rom(const engine::Model& m, const engine::Stat
     slot.a = code(3, "a");
     slot.b = code(4, "b");
     slot.c = code(5, "c");
-    slot.imm = read_word(field(6), layout()["f_imm"].code, fmt::format("ROM block {} imm", blk));
+    slot.imm = read_word(field(6), lift::machine_fields()["f_imm"].code, fmt::format("ROM block {} imm", blk));
   }
   return rom;
 }
@@ -87,7 +79,7 @@ Rec read_step(const engine::Model& m, const engine::State& s) {
   std::vector<float> row = state_row(m, s, lift::kControlLayer, lift::kStepHead, 0);
   if (all_zero(row)) fail("the step head was never written (no 'begin')");
   // warp | block / 16 | block % 16 | lane l in the mask (0) or not (1)
-  const std::vector<int> d = read_row(row, layout()["step"].code, "step").digit;
+  const std::vector<int> d = read_row(row, lift::machine_fields()["step"].code, "step").digit;
   int mask = 0;
   for (int l = 0; l < kLanes; ++l)
     if (d[static_cast<size_t>(3 + l)] == 0) mask |= 1 << l;
@@ -98,7 +90,7 @@ std::optional<LaneStatus> read_lane(const engine::Model& m, const engine::State&
   std::vector<float> row = state_row(m, s, lift::kLaneLayer, lift::lane_head(warp, lane), 0);
   if (all_zero(row)) return std::nullopt;
   // The PC's dual-rail bits, then finished and the barrier flag (lift::kLaneFinished, kLaneFlag).
-  const std::vector<int> d = read_row(row, layout()["ls00"].code, fmt::format("warp {} lane {} status", warp, lane)).digit;
+  const std::vector<int> d = read_row(row, lift::machine_fields()["ls00"].code, fmt::format("warp {} lane {} status", warp, lane)).digit;
   int pc = 0;
   for (int b = 0; b < lift::kLanePcBits; ++b)
     if (d[static_cast<size_t>(b)] == 0) pc |= 1 << b;
@@ -114,7 +106,7 @@ std::optional<uint32_t> read_register(const engine::Model& m, const engine::Stat
                                        lift::register_slot(warp, code));
     std::optional<uint32_t> v;
     // Ports a, b, c hold the word as the register reads' dual-rail bits, the guard port as nibbles.
-    if (!all_zero(row)) v = read_word(row, port == 3 ? layout()["mr"].code : layout()["ra0"].code, what);
+    if (!all_zero(row)) v = read_word(row, port == 3 ? lift::machine_fields()["mr"].code : lift::machine_fields()["ra0"].code, what);
     if (port == 0) first = v;
     else if (v != first) fail("{}: the replicas disagree ({} in port 0)", what, first ? fmt::to_string(*first) : "unwritten");
   }

@@ -253,6 +253,11 @@ Layout machine_layout(bool shared) {
   return l;
 }
 
+const Layout& machine_fields() {
+  static const Layout l = machine_layout();
+  return l;
+}
+
 std::vector<int> machine_hots() {
   // h[s + 1] = h[s] + what sublayer s writes first - what it clears; h[0] the embedding's.
   const Layout l = machine_layout();

@@ -175,6 +175,8 @@ inline constexpr StagePlan kStages[] = {
 // gives every field dims of its own (the width is then the sum of the fields'), which the
 // lifetime test builds to see which sublayers touch each field.
 Layout machine_layout(bool shared = true);
+// The shared layout, made once per process (readers that decode fields).
+const Layout& machine_fields();
 // Hot entries of the residual at each sublayer's input, from the fields' codes: the
 // embedding's, then what each sublayer writes (the fields born there) less what it clears:
 // 2 il is layer il's mixer, 2 il + 1 its MLP, the last the final norm's. The residual's
