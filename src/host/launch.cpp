@@ -50,7 +50,7 @@ namespace {
 
 // generate_launch's work, into a LaunchResult (launch() and generate_launch() share it).
 LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
-                      int64_t max_records, const RecordHook& on_record) {
+                      int64_t max_records, const std::string& max_records_why, const RecordHook& on_record) {
   // A launch is its own sequence of the GPU's tokens: in a merged checkpoint the base's
   // layers and head rows are skipped (they would compute +0: docs/design.md §3).
   options.gpu_sequence = true;
@@ -63,11 +63,12 @@ LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, st
   for (const Rec& r : prompt) ids.push_back(token_id(r) + at);
   std::vector<float> logits;
   rt.forward(s, ids, logits);
-  const auto stopped = [](int64_t n) {
-    return Error(fmt::format("launch stopped after {} records (interrupted)", n));
+  LaunchResult out;
+  const auto stopped = [&](int64_t n) {
+    return LaunchError(fmt::format("launch stopped after {} records (interrupted)", n), LaunchError::Kind::stopped,
+                       std::move(out.records));
   };
   if (on_record && !on_record(nullptr, s)) throw stopped(0);
-  LaunchResult out;
   out.prompt.assign(prompt.begin(), prompt.end());
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
@@ -75,8 +76,9 @@ LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, st
     const int64_t n = static_cast<int64_t>(out.records.size());
     const int64_t position = static_cast<int64_t>(prompt.size()) + n;  // of this token in the sequence
     const auto not_a_record = [&](const std::string& what) {
-      return Error(fmt::format("the model emitted {} as record {} (token position {}): not an execution record (a "
-                               "divergence; `--check` names the token and layer)", what, n, position));
+      return LaunchError(fmt::format("the model emitted {} as record {} (token position {}): not an execution record "
+                                     "(a divergence; `--check` names the token and layer)", what, n, position),
+                         LaunchError::Kind::not_a_record, std::move(out.records));
     };
     // A head wider than the machine's vocabulary (padded) may pick past it.
     if (id - at >= vocab_size()) throw not_a_record(fmt::format("token {}, past the GPU's {},", id - at, vocab_size()));
@@ -88,9 +90,12 @@ LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, st
       break;
     }
     if (n + 1 >= max_records)
-      throw Error(fmt::format("the model generated {} records without `end` (token positions {} to {}; "
-                              "--max-records {}): a kernel that does not finish, or a divergence (`--check` names it)",
-                              n + 1, prompt.size(), position, max_records));
+      throw LaunchError(fmt::format("the model generated {} records without `end` (token positions {} to {}; {}): "
+                                    "a kernel that does not finish, or a divergence (`--check` names it)",
+                                    n + 1, prompt.size(), position,
+                                    max_records_why.empty() ? fmt::format("--max-records {}", max_records)
+                                                            : max_records_why),
+                        LaunchError::Kind::past_max_records, std::move(out.records));
     rt.forward(s, std::span(&id, 1), logits);
     if (on_record && !on_record(&out.records.back(), s)) throw stopped(n + 1);
   }
@@ -131,12 +136,12 @@ void require_generation(const Program& p, const Launch& l) {
 
 LaunchResult launch(const Program& p, const Launch& l, const engine::Model& m, const LaunchOptions& o) {
   require_generation(p, l);
-  return generate(m, runtime_options(o), encode_image(p, l), o.max_records, o.on_record);
+  return generate(m, runtime_options(o), encode_image(p, l), o.max_records, o.max_records_why, o.on_record);
 }
 
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
                          int64_t max_records, const RecordHook& on_record) {
-  LaunchResult r = generate(m, options, prompt, max_records, on_record);
+  LaunchResult r = generate(m, options, prompt, max_records, {}, on_record);
   return {launch_trace(r), r.seconds};
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/error.h"
 #include "engine/forward.h"
 #include "gpu/interp.h"
 
@@ -51,13 +52,16 @@ int32_t greedy(std::span<const float> logits);
 // Called after the prompt (record nullptr) and after each generated record has been fed
 // back, so s holds the state after it; last with `end`, which is not fed (s is the final
 // state). The live panel reads the machine out of s here. Returning false stops the
-// launch: launch() throws Error("launch stopped ...").
+// launch: launch() throws LaunchError("launch stopped ...").
 using RecordHook = std::function<bool(const Rec* record, const engine::State& s)>;
 
 // What a caller of launch() chooses; the rest of the RuntimeOptions is the host's.
 struct LaunchOptions {
   engine::Rounding rounding = engine::Rounding::llama_cpp;
   int64_t max_records = RunOptions{}.max_records;  // generated records before giving up
+  // Where max_records came from, for the error at the cap (the tools derive it from the
+  // interpreter's count: tools/launch_progress.h); empty: "--max-records N".
+  std::string max_records_why;
   int threads = 1;  // the model is mostly zeros (skip_zero_rows): one thread a launch
   RecordHook on_record;  // may be empty
 };
@@ -77,12 +81,24 @@ std::optional<std::string> generation_gap(const Program& p, const Launch& l);
 // to refuse before it loads a model.
 void require_generation(const Program& p, const Launch& l);
 
+// What launch() and generate_launch() throw once tokens were generated: the model emitted
+// a token that is not a record, ran past max_records without `end`, or a hook stopped it.
+// records holds what it generated before the failure (the bad token not among them), so a
+// caller can show it.
+struct LaunchError : Error {
+  enum class Kind { not_a_record, past_max_records, stopped };
+  LaunchError(const std::string& message, Kind k, std::vector<Rec> generated)
+      : Error(message), kind(k), records(std::move(generated)) {}
+  Kind kind;
+  std::vector<Rec> records;
+};
+
 // Runs p under l on m. Throws Error, before any token, as require_generation() does, and
-// as generate_launch() does when the model diverges.
+// LaunchError as generate_launch() does when the model diverges.
 LaunchResult launch(const Program& p, const Launch& l, const engine::Model& m, const LaunchOptions& o = {});
 
 // The step under launch(): generates from a prompt with the caller's runtime options.
-// Throws Error when the model emits a token that is not an execution record, or runs
+// Throws LaunchError when the model emits a token that is not an execution record, or runs
 // past max_records without `end` (both are divergences: `--check` names where); the
 // message names the record and its token position (the prompt's tokens, then records).
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
