@@ -15,11 +15,19 @@
 // 32-bit immediates and specials, so the adder sees every carry chain, the compares every
 // class pair and the uniform check both answers. `qgpu asm --engine
 // model` reports the same outputs, and a kernel with an op the model lacks gets one error;
-// so do a model that emits a token that is not a record and a launch past --max-records.
+// so do a model that emits a token that is not a record and a launch past --max-records
+// (the records generated before either printed first), and a model that never emits `end`
+// stops at the cap derived from the interpreter's count, with progress on stderr.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <limits>
 #include <random>
 
@@ -330,7 +338,9 @@ TEST(ModelLaunch, ATokenThatIsNotARecordIsOneErrorNamingItsPosition) {
   const std::string file = std::string(QGPU_SOURCE_DIR) + "/examples/mul.qasm";
   const test_util::Result r = test_util::qgpu(fmt::format("asm '{}' --run --engine model --model {}", file, tmp / "random"));
   EXPECT_EQ(r.status, 1);
-  EXPECT_TRUE(r.out.empty()) << r.out;
+  // What it generated before the bad token is kept: the count (and the records) on stdout.
+  EXPECT_TRUE(r.out.starts_with("the model generated ")) << r.out;
+  EXPECT_NE(r.out.find(" before it failed"), std::string::npos) << r.out;
   const Program p = assemble(test_util::read_file(file), "mul.qasm");
   const size_t prompt = encode_image(p, p.launch).size();
   int record = -1, position = -1;
@@ -350,8 +360,22 @@ TEST(ModelLaunch, ALaunchWithoutEndStopsAtMaxRecords) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, fmt::format("qgpu: error: the model generated 40 records without `end` (token positions {} to {}; "
                                "--max-records 40): a kernel that does not finish, or a divergence (`--check` names "
-                               "it)\n",
+                               "it); a larger `--max-records N` allows more\n",
                                prompt, prompt + 39));
+  // The records it generated are printed before the error: the count and the last 10, or
+  // with --trace all 40.
+  EXPECT_TRUE(r.out.starts_with("the model generated 40 records before it failed; the last 10 (--trace prints all):\n"))
+      << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 11) << r.out;
+  EXPECT_NE(r.out.find("\n        39  "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\n        29  "), std::string::npos) << r.out;
+  const test_util::Result all =
+      test_util::qgpu(fmt::format("asm '{}' --run --engine model --max-records 40 --trace", spin.path.string()));
+  EXPECT_EQ(all.status, 1);
+  EXPECT_TRUE(all.out.starts_with("the model generated 40 records before it failed:\n")) << all.out;
+  EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '\n'), 41) << all.out;
+  EXPECT_NE(all.out.find("\n         0  sched w0 b0 {0}\n"), std::string::npos) << all.out;
+  EXPECT_EQ(all.err, r.err);
 #if !defined(QGPU_ASAN)  // a second sanitized process that makes the model for the same error path
   // `qgpu run` the same: a kernel that ends, stopped before it does.
   const test_util::Result v = test_util::qgpu(fmt::format(
@@ -360,7 +384,107 @@ TEST(ModelLaunch, ALaunchWithoutEndStopsAtMaxRecords) {
       QGPU_SOURCE_DIR));
   EXPECT_EQ(v.status, 1);
   EXPECT_NE(v.err.find("the model generated 5 records without `end` (token positions "), std::string::npos) << v.err;
+  EXPECT_TRUE(v.err.ends_with("; a larger `--max-records N` allows more\n")) << v.err;
+  EXPECT_TRUE(v.out.starts_with("the model generated 5 records before it failed:\n")) << v.out;
 #endif
+}
+
+// A model that never emits `end` (an ablated stage, a bad merge): a tiny checkpoint on the
+// machine's vocabulary whose weights are zero but for ones in every embedding and in the
+// head's row of one record (the first sched in the vocabulary), so it emits that record at
+// every position.
+Rec write_never_ending_model(const std::filesystem::path& dir) {
+  const test_util::Result made = test_util::qgpu(
+      fmt::format("tiny-model --out {} --layers F --untied --vocab {}", dir.string(), vocab_size()));
+  EXPECT_EQ(made.status, 0) << made.err;
+  int32_t id = 0;
+  while (decode_token(id).kind != Tok::kSched) ++id;
+  const std::filesystem::path file = dir / "model.safetensors";
+  std::string bytes = test_util::read_file(file);
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), sizeof n);
+  const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, n));
+  for (const auto& [name, t] : header.items()) {
+    if (name == "__metadata__") continue;
+    EXPECT_EQ(t["dtype"], "F32") << name;
+    const size_t begin = 8 + n + t["data_offsets"][0].get<size_t>(), end = 8 + n + t["data_offsets"][1].get<size_t>();
+    const float one = 1.0f, zero = 0.0f;
+    const bool head = name == "lm_head.weight";
+    const size_t row = head ? t["shape"][1].get<size_t>() * sizeof(float) : 0;
+    for (size_t at = begin; at < end; at += sizeof(float)) {
+      const bool set = name.find("embed_tokens") != std::string::npos ||
+                       (head && at >= begin + id * row && at < begin + (id + 1) * row);
+      std::memcpy(bytes.data() + at, set ? &one : &zero, sizeof(float));
+    }
+  }
+  std::ofstream(file, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return decode_token(id);
+}
+
+// With no --max-records, the cap of a launch on the model is derived from the interpreter's
+// record count for the same launch (tools/launch_progress.h): a model that never ends stops
+// there, after seconds, and the error names the cap, the interpreter's count and the option.
+// Progress, forced on (stderr is a file here) and shown at once, is one line rewritten with
+// `\r` and cleared before the error.
+TEST(ModelLaunch, AModelThatNeverEndsStopsAtTheCapDerivedFromTheInterpreter) {
+  test_util::TempDir tmp;
+  const Rec step = write_never_ending_model(tmp / "never");
+  const std::string file = std::string(QGPU_SOURCE_DIR) + "/examples/mul.qasm";
+  const Program p = assemble(test_util::read_file(file), "mul.qasm");
+  const int64_t n = static_cast<int64_t>(run(p, p.launch).records.size());
+  const int64_t cap = std::max<int64_t>(4 * n + 1000, 10000);
+  const size_t prompt = encode_image(p, p.launch).size();
+  const auto start = std::chrono::steady_clock::now();
+  const test_util::Result r = test_util::qgpu_env(
+      "QGPU_PROGRESS=1 QGPU_PROGRESS_AFTER_MS=0 ",
+      fmt::format("asm '{}' --run --engine model --model {}", file, tmp / "never"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.status, 1);
+  const std::string error = fmt::format(
+      "qgpu: error: the model generated {} records without `end` (token positions {} to {}; the cap, {} records, is "
+      "max(4 x {} + 1000, 10000) from the interpreter's {} records for this launch): a kernel that does not finish, "
+      "or a divergence (`--check` names it); `--max-records N` sets another cap\n",
+      cap, prompt, prompt + cap - 1, cap, n, n);
+  ASSERT_TRUE(r.err.ends_with(error)) << r.err;
+  const std::string progress = r.err.substr(0, r.err.size() - error.size());
+  EXPECT_TRUE(progress.starts_with("\rqgpu: model launch: ")) << progress;
+  EXPECT_NE(progress.find(" records/s, step " + record_text(step)), std::string::npos) << progress;
+  EXPECT_EQ(progress.find('\n'), std::string::npos) << progress;
+  EXPECT_TRUE(progress.ends_with(" \r")) << progress;  // cleared
+  EXPECT_TRUE(r.out.starts_with(fmt::format("the model generated {} records before it failed; the last 10", cap)))
+      << r.out;
+  std::cout << "[ never ends ] stopped after " << cap << " records in " << seconds << " s\n";
+#if !defined(QGPU_ASAN)  // the interpreter's 2,000,000 records, sanitized
+  // A kernel the interpreter does not finish gets the fixed budget, 10,000 records.
+  test_util::TempFile spin(".kernel spin\n.grid 1\n.block 1\ntop:\n    bra top\n", ".qasm");
+  const test_util::Result f =
+      test_util::qgpu(fmt::format("asm '{}' --run --engine model --model {}", spin.path.string(), tmp / "never"));
+  EXPECT_EQ(f.status, 1);
+  EXPECT_NE(f.err.find("the model generated 10000 records without `end` (token positions "), std::string::npos) << f.err;
+  EXPECT_TRUE(f.err.ends_with("; the cap, 10000 records, is the fixed budget for a launch the interpreter does not "
+                              "finish; it does not end within 2000000 records): a kernel that does not finish, or a "
+                              "divergence (`--check` names it); `--max-records N` sets another cap\n"))
+      << f.err;
+#endif
+}
+
+// Progress is on stderr only when it is a terminal or QGPU_PROGRESS=1 forces it, after
+// QGPU_PROGRESS_AFTER_MS (2 s by default); a run that succeeds leaves the line cleared.
+TEST(ModelLaunch, ProgressOnStderrWhenForced) {
+  const std::string file = std::string(QGPU_SOURCE_DIR) + "/examples/lanes.qasm";
+  const test_util::Result quiet = test_util::qgpu(fmt::format("asm '{}' --run --engine model", file));
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  const test_util::Result shown =
+      test_util::qgpu_env("QGPU_PROGRESS=1 QGPU_PROGRESS_AFTER_MS=0 ", fmt::format("asm '{}' --run --engine model", file));
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_EQ(shown.out.substr(0, shown.out.rfind("\nmodel ")), quiet.out.substr(0, quiet.out.rfind("\nmodel ")));
+  EXPECT_TRUE(shown.err.starts_with("\rqgpu: model launch: 1 records, ")) << shown.err;
+  EXPECT_NE(shown.err.find(" records/s"), std::string::npos) << shown.err;
+  EXPECT_TRUE(shown.err.ends_with(" \r")) << shown.err;
+  const test_util::Result off = test_util::qgpu_env("QGPU_PROGRESS=0 QGPU_PROGRESS_AFTER_MS=0 ",
+                                                    fmt::format("asm '{}' --run --engine model", file));
+  EXPECT_EQ(off.err, "");
 }
 
 // The same ops in CUDA run on the model: mulhi.cu's __mulhi and __umulhi become sequences.

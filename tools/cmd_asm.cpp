@@ -16,7 +16,7 @@ struct AsmOptions {
   bool run = false, json = false, trace = false, check = false;
   ModelArgs model;
   std::string grid, block, dump, engine = "interp";
-  int64_t max_records = RunOptions{}.max_records;
+  std::optional<int64_t> max_records;  // none: the interpreter's default; the model's cap from the interpreter's run
 };
 
 Launch launch_for(const Program& p, const AsmOptions& o) {
@@ -47,7 +47,7 @@ void run_file(const std::string& file, const AsmOptions& o) {
   if (o.engine != "interp" && o.engine != "model") fail("--engine {}: expected interp or model", o.engine);
   Trace t;
   try {
-    t = run(p, l, {.max_records = o.max_records});
+    t = run(p, l, {.max_records = o.max_records.value_or(RunOptions{}.max_records)});
   } catch (const Error& e) {
     fail("{}: {}", file, e.what());
   }
@@ -68,7 +68,8 @@ void add_asm_command(CLI::App& app) {
   cmd->add_option("--grid", o->grid, "Grid size X[,Y] in CUDA blocks (default: the file's .grid)");
   cmd->add_option("--block", o->block, "CUDA block size X[,Y] in threads (default: the file's .block)");
   cmd->add_option("--dump", o->dump, "Print the program as 'asm' (canonical text) or its prompt 'image'");
-  cmd->add_option("--max-records", o->max_records, "Give up after this many generated records");
+  cmd->add_option("--max-records", o->max_records, "Give up after this many generated records (default: 2000000 "
+                  "on the interpreter; --engine model: max(4 x the interpreter's records + 1000, 10000))");
   cmd->add_option("--engine", o->engine, "With --run: interp (the reference interpreter) or model (the compiled model generates)");
   cmd->add_flag("--check", o->check, "With --run: compare the compiled model with the interpreter after every token");
   cmd->add_option("--model", o->model.model, "The compiled model for --engine model and --check (default: the GPU-only model, built in memory at start)");

@@ -17,6 +17,7 @@
 #include "compiler/compile.h"
 #include "engine/tokenizer.h"
 #include "host/launch.h"
+#include "launch_progress.h"
 #include "merge/check.h"
 
 namespace qgpu {
@@ -60,7 +61,10 @@ KernelCase launch_case(const engine::Model& m, const std::string& file, const st
   }
   Trace want = qgpu::run(k.program, k.program.launch, {});
   try {
-    const host::LaunchResult got = host::launch(k.program, k.program.launch, m);
+    // The cap from the interpreter's count (check has no option to raise it); progress on stderr.
+    RecordCap cap = derived_cap(static_cast<int64_t>(want.records.size()));
+    cap.hint.clear();
+    const host::LaunchResult got = launch_with_progress(k.program, k.program.launch, m, {}, cap, nullptr);
     c.records = static_cast<int64_t>(got.records.size());
     c.equal = got.mem == want.final.mem && got.mem_written == want.final.mem_written;
     if (!c.equal) c.error = "memory differs from the interpreter's";

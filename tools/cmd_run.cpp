@@ -25,7 +25,7 @@ struct RunArgs {
   std::vector<std::string> args;
   int shared = -1;
   bool json = false, trace = false, check = false;
-  int64_t max_records = RunOptions{}.max_records;
+  std::optional<int64_t> max_records;  // none: the interpreter's default; the model's cap from the interpreter's run
 };
 
 CompileOptions compile_options(const RunArgs& r) {
@@ -61,7 +61,7 @@ void run_kernel(const RunArgs& r) {
   ReportOptions report{.engine = r.engine, .outputs = k.outputs, .with_records = r.trace};
   if (r.engine == "model" && !r.check)
     return run_on_model({r.model, r.dtype, r.rounding, r.json}, p, p.launch, report, r.max_records);
-  Trace t = run(p, p.launch, {.max_records = r.max_records});
+  Trace t = run(p, p.launch, {.max_records = r.max_records.value_or(RunOptions{}.max_records)});
   if (r.check) return check_on_model({r.model, r.dtype, r.rounding, r.json}, t);
   if (r.json) return fmt::print("{}\n", trace_json(p, p.launch, t, report).dump());
   fmt::print("{}", trace_text(p, p.launch, t, r.trace));
@@ -86,7 +86,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--trace", r->trace, "Print (or include in the JSON) every record");
   cmd->add_option("--dump", r->dump, "Print the program after a stage: ptx, ir, alloc or blocks");
   cmd->add_option("-O", r->opt, "clang optimisation level: s (default), z, 1, 2, 3");
-  cmd->add_option("--max-records", r->max_records, "Give up after this many generated records");
+  cmd->add_option("--max-records", r->max_records, "Give up after this many generated records (default: 2000000 "
+                  "on the interpreter; --engine model: max(4 x the interpreter's records + 1000, 10000))");
   cmd->add_flag("--check", r->check, "Compare the compiled model's state with the interpreter's after every token");
   cmd->add_option("--model", r->model, "The compiled model for --engine model and --check (default: the GPU-only model, built in memory at start)");
   cmd->add_option("--rounding", r->rounding, "--check: llama (default) or transformers");

@@ -3,6 +3,7 @@
 
 #include "base/text_file.h"
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "compiler/compile.h"
@@ -53,7 +54,10 @@ void check_on_model(const ModelArgs& a, const Trace& t);
 
 // --engine model: generates the launch on the compiled model and reports it (outputs read
 // out of the model's state) as `trace_json` / `trace_text` do; a kernel whose ops the
-// model does not generate yet is one clear error.
-void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records);
+// model does not generate yet is one clear error. max_records: --max-records, or none for
+// the cap derived from the interpreter's run (tools/launch_progress.h); when the model
+// fails, the records it generated are printed first (report.with_records: all of them).
+void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
+                  std::optional<int64_t> max_records);
 
 }  // namespace qgpu

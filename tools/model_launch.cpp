@@ -9,6 +9,7 @@
 #include "host/check.h"
 #include "host/launch.h"
 #include "host/gpu_model.h"
+#include "launch_progress.h"
 
 namespace qgpu {
 
@@ -51,13 +52,15 @@ void check_on_model(const ModelArgs& r, const Trace& t) {
   if (c.first) fail("check: {} diverges from the interpreter at {}", what, c.first->text());
 }
 
-void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report, int64_t max_records) {
+void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
+                  std::optional<int64_t> max_records) {
   host::require_generation(p, l);  // before a checkpoint of gigabytes is read for nothing
+  const RecordCap cap = record_cap(p, l, max_records);  // from the interpreter's count, unless given
   NamedModel named = load_named_model(a.model, a.dtype);
   const engine::Model& m = named.model;
   const std::string& dir = named.name;
-  const host::LaunchResult run =
-      host::launch(p, l, m, {.rounding = rounding_option(a.rounding), .max_records = max_records});
+  const PartialOutput partial{.all = report.with_records, .json = a.json, .kernel = p.kernel};
+  const host::LaunchResult run = launch_with_progress(p, l, m, {.rounding = rounding_option(a.rounding)}, cap, &partial);
   const Trace trace = host::launch_trace(run);
   report.engine = "model";
   report.dtype = engine::dtype_name(m.dtype);
