@@ -24,6 +24,9 @@ packages=(
   libcurl4-openssl-dev  # `qgpu build` downloads a base from the Hugging Face hub
   libncurses-dev tmux  # `qgpu chat`'s terminal front end; its tests drive it in tmux
   clang  # compiles CUDA kernels to PTX (its NVPTX backend; qgpu finds clang-19/16/15/14 too) and the asan preset
+  # the qgpu Python module (python/, built and tested in the dev preset) for Debian's python3:
+  # its headers, pybind11's headers and CMake config, and numpy and pytest for the module and its tests
+  python3-dev python3-pybind11 python3-numpy python3-pytest
 )
 
 # The llama.cpp reference engine (prebuilt CPU build in node-llama-cpp); needs Node.js 20+.
