@@ -285,7 +285,18 @@ struct PyModel {
         if (w) std::memcpy(const_cast<float*>(v.data()), a.data(), v.size() * sizeof(float));
       };
     }
-    host::ModelRun run = host::generate_launch(*model, ro, encode_image(p, p.launch), lo.max_records);
+    host::ModelRun run;
+    try {
+      run = host::generate_launch(*model, ro, encode_image(p, p.launch), lo.max_records);
+    } catch (const host::LaunchError& e) {
+      // A divergence (a patch can cause one): qgpu.Error with the records generated before it.
+      py::list records;
+      for (const Rec& r : e.records) records.append(record_text(r));
+      py::object err = py::module_::import("qgpu").attr("Error")(e.what());
+      err.attr("records") = records;
+      PyErr_SetObject(err.get_type().ptr(), err.ptr());
+      throw py::error_already_set();
+    }
     py::dict d = trace_dict(pp, run.trace, "model");
     d["seconds"] = run.seconds;
     return d;

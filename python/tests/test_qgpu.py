@@ -150,3 +150,10 @@ def test_a_hook_exception_stops_the_launch(model, vecadd):
 
     with pytest.raises(ValueError, match="stop here"):
         model.launch(vecadd, hook=hook)
+
+
+def test_a_failed_launch_carries_its_records(model, vecadd, reference):
+    with pytest.raises(qgpu.Error) as e:
+        model.launch(vecadd, max_records=10)
+    assert "without `end`" in str(e.value)
+    assert len(e.value.records) >= 1 and e.value.records == reference["records"][:len(e.value.records)]
