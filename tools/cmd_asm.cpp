@@ -42,6 +42,8 @@ void run_file(const std::string& file, const AsmOptions& o) {
     if (o.json) return fmt::print("{}\n", nlohmann::json{{"kernel", p.kernel}, {"blocks", p.code.size()}}.dump());
     return fmt::print("{}: {} blocks, {} arrays\n", file, p.code.size(), p.arrays.size());
   }
+  if (o.model.lens.requested() && (o.engine != "model" || o.check))
+    fail("--lens, --dump-activations, --patch-* and --ablate look inside the model: add --engine model");
   if (o.engine == "model" && !o.check)
     return run_on_model(o.model, p, l, {.engine = "model", .with_records = o.json || o.trace}, o.max_records);
   if (o.engine != "interp" && o.engine != "model") fail("--engine {}: expected interp or model", o.engine);
@@ -75,6 +77,7 @@ void add_asm_command(CLI::App& app) {
   cmd->add_option("--model", o->model.model, "The compiled model for --engine model and --check (default: the GPU-only model, built in memory at start)");
   cmd->add_option("--dtype", o->model.dtype, "f32, bf16 or f16 (the model; default: the checkpoint's own)");
   cmd->add_option("--rounding", o->model.rounding, "--check: llama (default) or transformers");
+  add_lens_options(cmd, o->model.lens);
   cmd->callback([o] {
     o->model.json = o->json;
     for (const std::string& f : o->files) run_file(f, *o);

@@ -26,6 +26,7 @@ struct RunArgs {
   int shared = -1;
   bool json = false, trace = false, check = false;
   std::optional<int64_t> max_records;  // none: the interpreter's default; the model's cap from the interpreter's run
+  LensArgs lens;
 };
 
 CompileOptions compile_options(const RunArgs& r) {
@@ -59,8 +60,10 @@ void run_kernel(const RunArgs& r) {
   // The interpreter has no dtype (it is the spec: exact integers and binary32); a model run
   // reports the dtype it ran in (run_on_model).
   ReportOptions report{.engine = r.engine, .outputs = k.outputs, .with_records = r.trace};
+  if (r.lens.requested() && (r.engine != "model" || r.check))
+    fail("--lens, --dump-activations, --patch-* and --ablate look inside the model: add --engine model");
   if (r.engine == "model" && !r.check)
-    return run_on_model({r.model, r.dtype, r.rounding, r.json}, p, p.launch, report, r.max_records);
+    return run_on_model({r.model, r.dtype, r.rounding, r.json, r.lens}, p, p.launch, report, r.max_records);
   Trace t = run(p, p.launch, {.max_records = r.max_records.value_or(RunOptions{}.max_records)});
   if (r.check) return check_on_model({r.model, r.dtype, r.rounding, r.json}, t);
   if (r.json) return fmt::print("{}\n", trace_json(p, p.launch, t, report).dump());
@@ -91,6 +94,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--check", r->check, "Compare the compiled model's state with the interpreter's after every token");
   cmd->add_option("--model", r->model, "The compiled model for --engine model and --check (default: the GPU-only model, built in memory at start)");
   cmd->add_option("--rounding", r->rounding, "--check: llama (default) or transformers");
+  add_lens_options(cmd, r->lens);
   cmd->callback([r] { run_kernel(*r); });
 }
 

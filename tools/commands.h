@@ -43,11 +43,25 @@ NamedModel load_named_model(const std::string& name, const std::string& dtype);
 
 // The compiled model a launch runs on: --model DIR (default: the GPU-only model, in
 // memory), --dtype, --rounding, --json.
+// The lens and interventions of a launch inside the model (tools/model_lens.cpp): --lens
+// [POSITIONS], --lens-all, --lens-json, --dump-activations FILE, --patch-field,
+// --patch-state, --ablate, --ablate-mode.
+struct LensArgs {
+  bool all = false, json = false;
+  std::string positions;  // --lens: "all" or N,M-K
+  std::string dump, ablate_mode = "zero", dump_mlp;
+  std::vector<std::string> patch_field, patch_state, ablate;
+  bool lens() const { return !positions.empty(); }
+  bool requested() const { return lens() || json || !dump.empty() || !patch_field.empty() || !patch_state.empty() || !ablate.empty(); }
+};
+void add_lens_options(CLI::App* cmd, LensArgs& a);
+
 struct ModelArgs {
   // dtype: f32, bf16, f16, or empty for the checkpoint's own (the construction is exact in
   // f32 on f32 weights, and on bf16 or f16 weights with their rounding, not f32 on bf16).
   std::string model, dtype, rounding = "llama";
   bool json = false;
+  LensArgs lens;
 };
 // --check: the divergence finder on the interpreter's trace t; exits 1 (an Error) at a divergence.
 void check_on_model(const ModelArgs& a, const Trace& t);
@@ -59,5 +73,9 @@ void check_on_model(const ModelArgs& a, const Trace& t);
 // fails, the records it generated are printed first (report.with_records: all of them).
 void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
                   std::optional<int64_t> max_records);
+// The same with a.lens requested: the lens, the activation dump, the interventions and
+// their diff against the clean run (tools/model_lens.cpp).
+void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
+              std::optional<int64_t> max_records);
 
 }  // namespace qgpu

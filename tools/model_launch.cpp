@@ -54,6 +54,7 @@ void check_on_model(const ModelArgs& r, const Trace& t) {
 
 void run_on_model(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
                   std::optional<int64_t> max_records) {
+  if (a.lens.requested()) return run_lens(a, p, l, report, max_records);
   host::require_generation(p, l);  // before a checkpoint of gigabytes is read for nothing
   const RecordCap cap = record_cap(p, l, max_records);  // from the interpreter's count, unless given
   NamedModel named = load_named_model(a.model, a.dtype);

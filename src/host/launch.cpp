@@ -50,7 +50,8 @@ namespace {
 
 // generate_launch's work, into a LaunchResult (launch() and generate_launch() share it).
 LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,
-                      int64_t max_records, const std::string& max_records_why, const RecordHook& on_record) {
+                      int64_t max_records, const std::string& max_records_why, const RecordHook& on_record,
+                      const std::function<void(int64_t, engine::State&)>& edit_state = {}) {
   // A launch is its own sequence of the GPU's tokens: in a merged checkpoint the base's
   // layers and head rows are skipped (they would compute +0: docs/design.md §3).
   options.gpu_sequence = true;
@@ -96,6 +97,7 @@ LaunchResult generate(const engine::Model& m, engine::RuntimeOptions options, st
                                     max_records_why.empty() ? fmt::format("--max-records {}", max_records)
                                                             : max_records_why),
                         LaunchError::Kind::past_max_records, std::move(out.records));
+    if (edit_state) edit_state(position, s);
     rt.forward(s, std::span(&id, 1), logits);
     if (on_record && !on_record(&out.records.back(), s)) throw stopped(n + 1);
   }
@@ -120,7 +122,7 @@ Trace launch_trace(const LaunchResult& r) {
 }
 
 engine::RuntimeOptions runtime_options(const LaunchOptions& o) {
-  return {.threads = o.threads, .rounding = o.rounding, .skip_zero_rows = true};
+  return {.threads = o.threads, .rounding = o.rounding, .skip_zero_rows = true, .probe = o.probe};
 }
 
 std::optional<std::string> generation_gap(const Program& p, const Launch& l) {
@@ -136,7 +138,7 @@ void require_generation(const Program& p, const Launch& l) {
 
 LaunchResult launch(const Program& p, const Launch& l, const engine::Model& m, const LaunchOptions& o) {
   require_generation(p, l);
-  return generate(m, runtime_options(o), encode_image(p, l), o.max_records, o.max_records_why, o.on_record);
+  return generate(m, runtime_options(o), encode_image(p, l), o.max_records, o.max_records_why, o.on_record, o.edit_state);
 }
 
 ModelRun generate_launch(const engine::Model& m, engine::RuntimeOptions options, std::span<const Rec> prompt,

@@ -64,6 +64,11 @@ struct LaunchOptions {
   std::string max_records_why;
   int threads = 1;  // the model is mostly zeros (skip_zero_rows): one thread a launch
   RecordHook on_record;  // may be empty
+  engine::ProbeFn probe;  // sees, and may change, the residual at every token (host/lens.h); may be empty
+  // Called before the token at `position` (a generated record's, fed back) is forwarded,
+  // with the state it will see: an intervention on the machine's state (a memory word, a
+  // register). Whoever writes a recurrent row clears that layer's recurrent_plain. May be empty.
+  std::function<void(int64_t position, engine::State& s)> edit_state;
 };
 
 // The runtime options of a launch on the model: o's rounding and threads, zero rows skipped

@@ -192,6 +192,52 @@ nlohmann::ordered_json lens_json(const std::vector<LensPosition>& positions) {
   return out;
 }
 
+namespace {
+
+// Row `slot` of head h of layer il, writable; the layer's recurrent_plain is cleared (its
+// rows may now hold anything).
+std::span<float> state_row(const engine::Model& m, engine::State& s, int il, int h, int slot) {
+  const engine::Config& c = m.config;
+  engine::LayerState& ls = s.layers[static_cast<size_t>(il)];
+  ls.recurrent_plain.clear();
+  const size_t head = static_cast<size_t>(h) * c.linear_key_head_dim * c.linear_value_head_dim;
+  return std::span<float>(ls.recurrent).subspan(head + static_cast<size_t>(slot) * c.linear_value_head_dim,
+                                                static_cast<size_t>(c.linear_value_head_dim));
+}
+
+// Writes `code`'s dims of `value` into row `slot` at the peak of the head's null slot row
+// (written by `begin` with the word 0, in the same code): the row's other channels (pads)
+// are the null slot's too.
+void write_row(const engine::Model& m, engine::State& s, int il, int h, int slot, const lift::Code& code, uint32_t value,
+               const std::string& what) {
+  std::span<const float> null = state_row(m, s, il, h, lift::kNullSlot);
+  const float peak = *std::max_element(null.begin(), null.end());
+  if (!(peak > 0)) fail("{}: the machine has no state yet (write it at a position after `begin`)", what);
+  std::vector<float> row(null.begin(), null.end());
+  std::fill_n(row.begin(), code.size(), 0.0f);
+  for (int d : lift::encode_word(code, value)) row[static_cast<size_t>(d)] = peak;
+  std::span<float> to = state_row(m, s, il, h, slot);
+  std::copy(row.begin(), row.end(), to.begin());
+}
+
+}  // namespace
+
+void write_memory_word(const engine::Model& m, engine::State& s, int word, uint32_t value) {
+  if (word < 0 || word >= kMemWords) fail("memory word {}: the machine has words 0..{}", word, kMemWords - 1);
+  write_row(m, s, lift::kMemoryLayer, lift::kMemoryHead, word, lift::machine_fields()["mr"].code, value,
+            fmt::format("mem[{}]", word));
+}
+
+void write_register(const engine::Model& m, engine::State& s, int warp, int lane, int code, uint32_t value) {
+  if (warp < 0 || warp >= kWarps || lane < 0 || lane >= kLanes || code < 1 || code > kRegs + kPreds)
+    fail("reg[{},{},{}]: warps 0..{}, lanes 0..{}, r0..r{} and p0..p{}", warp, lane, code, kWarps - 1, kLanes - 1,
+         kRegs - 1, kPreds - 1);
+  for (int port = 0; port < lift::kPorts; ++port)  // ports a, b, c: dual-rail bits; the guard port: nibbles
+    write_row(m, s, lift::kRegisterLayer, lift::register_head(port, lane), lift::register_slot(warp, code),
+              port == 3 ? lift::machine_fields()["mr"].code : lift::machine_fields()["ra0"].code, value,
+              fmt::format("reg[{},{}]", warp, lane));
+}
+
 std::vector<int64_t> parse_positions(const std::string& text, const std::string& what) {
   std::vector<int64_t> out;
   size_t i = 0;

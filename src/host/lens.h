@@ -77,6 +77,13 @@ std::vector<LensPosition> decode_lens(const std::vector<LensSnapshot>& snapshots
 std::string lens_text(const std::vector<LensPosition>& positions);
 nlohmann::ordered_json lens_json(const std::vector<LensPosition>& positions);
 
+// Interventions on the machine's state, for LaunchOptions::edit_state: a memory word, or a
+// register (code: 1 + N for rN, 1 + kRegs + N for pN; every read port's replica), written
+// as the code the head holds, at the scale of the head's written rows. Error when the head
+// holds no written row to take the scale from (before `begin`).
+void write_memory_word(const engine::Model& m, engine::State& s, int word, uint32_t value);
+void write_register(const engine::Model& m, engine::State& s, int warp, int lane, int code, uint32_t value);
+
 // "L3.mlp", "L0.mixer", "embedding".
 std::string sublayer_name(int sublayer);
 // Parses "5", "3,7,10-12" into token positions; Error naming `what` on anything else.
