@@ -27,6 +27,7 @@ packages=(
   # the qgpu Python module (python/, built and tested in the dev preset) for Debian's python3:
   # its headers, pybind11's headers and CMake config, and numpy and pytest for the module and its tests
   python3-dev python3-pybind11 python3-numpy python3-pytest
+  chromium  # headless: tests/viewer_test.cpp loads the residual-stream viewer page (host/viewer.h) and checks its DOM
 )
 
 # The llama.cpp reference engine (prebuilt CPU build in node-llama-cpp); needs Node.js 20+.
