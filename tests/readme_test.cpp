@@ -1,6 +1,6 @@
-// The README's console examples, run as written: every ```console block's `$ qgpu ...`
-// commands run from the repository root, and what they print is compared with the lines
-// the README shows. A line ending in `...` shows the start of the printed line (timings
+// The README's and docs/interpretability.md's console examples, run as written: every
+// ```console block's `$ qgpu ...` commands run from the repository root, and what they
+// print is compared with the lines the document shows. A line ending in `...` shows the start of the printed line (timings
 // and long tails elided); a line that is only `...` ends the comparison; a `...` argument
 // stands for the arguments after the same file in an earlier command.
 #include <gtest/gtest.h>
@@ -64,35 +64,39 @@ std::string expand(const std::string& args, std::map<std::string, std::string>& 
   return head + after_file[file] + rest.substr(3);
 }
 
-TEST(Readme, ConsoleExamplesPrintWhatTheReadmeShows) {
-  const std::string readme = test_util::read_file(fs::path(QGPU_SOURCE_DIR) / "README.md");
+void expect_examples(const std::string& doc, size_t at_least) {
+  const std::string readme = test_util::read_file(fs::path(QGPU_SOURCE_DIR) / doc);
   const std::vector<Example> examples = console_examples(readme);
-  ASSERT_GE(examples.size(), 3u) << "README.md's quick start has ```console examples";
+  ASSERT_GE(examples.size(), at_least) << doc << " has ```console examples";
   std::map<std::string, std::string> after_file;
   for (const Example& e : examples) {
     const std::string args = expand(e.args, after_file);
     const test_util::Result r = test_util::qgpu_env(fmt::format("cd '{}' && ", QGPU_SOURCE_DIR), args);
-    ASSERT_EQ(r.status, 0) << "README.md:" << e.line << ": qgpu " << args << "\n" << r.err;
+    ASSERT_EQ(r.status, 0) << doc << ":" << e.line << ": qgpu " << args << "\n" << r.err;
     std::vector<std::string> got;
     std::istringstream printed(r.out);
     for (std::string l; std::getline(printed, l);) got.push_back(l);
     size_t i = 0;
     for (; i < e.out.size() && e.out[i] != "..."; ++i) {
       const std::string& want = e.out[i];
-      ASSERT_LT(i, got.size()) << "README.md, the output of line " << e.line << ": qgpu printed only " << got.size()
+      ASSERT_LT(i, got.size()) << doc << ", the output of line " << e.line << ": qgpu printed only " << got.size()
                                << " lines:\n" << r.out;
       if (want.ends_with("...")) {
         EXPECT_TRUE(got[i].starts_with(want.substr(0, want.size() - 3)))
-            << "README.md, the output of line " << e.line << ", line " << i + 1 << ": shows\n  " << want << "\nqgpu printed\n  " << got[i];
+            << doc << ", the output of line " << e.line << ", line " << i + 1 << ": shows\n  " << want << "\nqgpu printed\n  " << got[i];
       } else {
-        EXPECT_EQ(got[i], want) << "README.md, the output of line " << e.line << ", line " << i + 1;
+        EXPECT_EQ(got[i], want) << doc << ", the output of line " << e.line << ", line " << i + 1;
       }
     }
     if (i == e.out.size()) {
-      EXPECT_EQ(got.size(), e.out.size()) << "README.md:" << e.line << " shows fewer lines than qgpu printed:\n" << r.out;
+      EXPECT_EQ(got.size(), e.out.size()) << doc << ":" << e.line << " shows fewer lines than qgpu printed:\n" << r.out;
     }
   }
 }
+
+TEST(Readme, ConsoleExamplesPrintWhatTheReadmeShows) { expect_examples("README.md", 3); }
+
+TEST(Readme, InterpretabilityExamplesPrintWhatTheDocShows) { expect_examples("docs/interpretability.md", 5); }
 
 }  // namespace
 }  // namespace qgpu

@@ -31,6 +31,8 @@ void add_lens_options(CLI::App* cmd, LensArgs& a) {
                 "With --engine model: print the machine's fields after every sublayer at every position that "
                 "generates a record, or (--lens=N,M-K) at these token positions");
   cmd->add_flag("--lens-all", a.all, "--lens: every field alive after each sublayer, not only those it writes");
+  cmd->add_option("--lens-fields", a.fields, "--lens: only these fields (e.g. oa,ob,sum,res), after the sublayers that write them")
+      ->delimiter(',');
   cmd->add_flag("--lens-json", a.json, "--lens as JSON (with the launch's report), at --lens's positions or every one");
   cmd->add_option("--dump-activations", a.dump,
                   "Write FILE.safetensors: the residual after every sublayer at the lens's positions, the final "
@@ -534,7 +536,13 @@ void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptio
   }
   std::vector<Rec> tokens = run.result.prompt;
   tokens.insert(tokens.end(), run.result.records.begin(), run.result.records.end());
-  const std::vector<host::LensPosition> decoded = observe ? host::decode_lens(lens.snapshots(), tokens, P, o.all) : std::vector<host::LensPosition>{};
+  for (const std::string& f : o.fields)
+    if (!lift::machine_fields().index.count(f)) fail("--lens-fields: no field '{}' (`qgpu map` lists them)", f);
+  std::vector<host::LensPosition> decoded = observe ? host::decode_lens(lens.snapshots(), tokens, P, o.all) : std::vector<host::LensPosition>{};
+  if (!o.fields.empty())
+    for (host::LensPosition& lp : decoded)
+      for (host::LensRow& row : lp.rows)
+        std::erase_if(row.fields, [&](const host::LensField& f) { return std::find(o.fields.begin(), o.fields.end(), f.name) == o.fields.end(); });
   if (!o.dump.empty()) write_dump(o.dump, lens, mlp, state, m, run.result);
 
   report.engine = "model";
