@@ -147,6 +147,21 @@ TEST(Lens, TheActivationDumpHoldsTheResidualStateAndMap) {
   }
 }
 
+TEST(Lens, HtmlWritesTheViewerPageWithTheLensAndTheMap) {
+  test_util::TempDir tmp;
+  const std::string page = tmp / "v.html";
+  const Result r = qgpu("run " + kVecadd + " --html " + page);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote " + page + ": the records and the lens at 108 positions"), std::string::npos) << r.out;
+  const std::string html = test_util::read_file(page);
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>")) << html.substr(0, 100);
+  EXPECT_NE(html.find("id=\"qgpu-data\""), std::string::npos);
+  EXPECT_NE(html.find("\"born_at\":\"L13.mlp\""), std::string::npos);  // the map, embedded
+  EXPECT_NE(html.find("\"output\":\"v0:11\""), std::string::npos);      // the lens, embedded
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
 TEST(Lens, BadSpecsAreOneClearError) {
   struct Case {
     std::string options, err;

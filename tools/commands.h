@@ -49,11 +49,11 @@ NamedModel load_named_model(const std::string& name, const std::string& dtype);
 struct LensArgs {
   bool all = false, json = false;
   std::string positions;  // --lens: "all" or N,M-K
-  std::string dump, ablate_mode = "zero", dump_mlp;
+  std::string dump, ablate_mode = "zero", dump_mlp, html;
   std::vector<std::string> fields;  // --lens-fields: only these
   std::vector<std::string> patch_field, patch_state, ablate;
   bool lens() const { return !positions.empty(); }
-  bool requested() const { return lens() || json || !dump.empty() || !patch_field.empty() || !patch_state.empty() || !ablate.empty(); }
+  bool requested() const { return lens() || json || !html.empty() || !dump.empty() || !patch_field.empty() || !patch_state.empty() || !ablate.empty(); }
 };
 void add_lens_options(CLI::App* cmd, LensArgs& a);
 

@@ -18,6 +18,8 @@
 #include "gpu/trace_json.h"
 #include "host/launch.h"
 #include "host/lens.h"
+#include "host/viewer.h"
+#include "base/mapped_file.h"
 #include "host/readout.h"
 #include "launch_progress.h"
 #include "lift/code.h"
@@ -34,6 +36,9 @@ void add_lens_options(CLI::App* cmd, LensArgs& a) {
   cmd->add_option("--lens-fields", a.fields, "--lens: only these fields (e.g. oa,ob,sum,res), after the sublayers that write them")
       ->delimiter(',');
   cmd->add_flag("--lens-json", a.json, "--lens as JSON (with the launch's report), at --lens's positions or every one");
+  cmd->add_option("--html", a.html,
+                  "Write FILE.html: one self-contained page with the records as a timeline and, for a selected "
+                  "record, the fields x sublayers grid, the step, registers and memory (FILE.html?record=N opens at N)");
   cmd->add_option("--dump-activations", a.dump,
                   "Write FILE.safetensors: the residual after every sublayer at the lens's positions, the final "
                   "recurrent state, the map in its metadata");
@@ -460,8 +465,10 @@ void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptio
   // The observed run: the lens, the dump's MLP activations and final state, the interventions.
   std::vector<int64_t> positions;
   if (!o.positions.empty() && o.positions != "all") positions = host::parse_positions(o.positions, "--lens");
-  const bool observe = o.lens() || o.json || !o.dump.empty();
-  host::Lens lens(m, positions, P - 1);
+  const bool observe = o.lens() || o.json || !o.dump.empty() || !o.html.empty();
+  // The page holds every alive field at every position it shows: 1,000 positions are about
+  // 35 MB; the lens alone keeps up to 4,096.
+  host::Lens lens(m, positions, P - 1, o.html.empty() ? 4096 : 1000);
   std::set<int> mlp_layers;
   if (!o.dump_mlp.empty())
     for (int64_t il : host::parse_positions(o.dump_mlp, "--dump-mlp")) {
@@ -544,6 +551,25 @@ void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptio
       for (host::LensRow& row : lp.rows)
         std::erase_if(row.fields, [&](const host::LensField& f) { return std::find(o.fields.begin(), o.fields.end(), f.name) == o.fields.end(); });
   if (!o.dump.empty()) write_dump(o.dump, lens, mlp, state, m, run.result);
+  if (!o.html.empty()) {  // every alive field, every record: the page's grid and timeline
+    ReportOptions all = report;
+    all.engine = "model";
+    all.dtype = engine::dtype_name(m.dtype);
+    all.with_records = true;
+    ojson page = run.error.empty() ? ojson(trace_json(p, l, host::launch_trace(run.result), all)) : ojson::object();
+    if (!run.error.empty()) {
+      page["kernel"] = p.kernel;
+      page["error"] = run.error;
+      ojson records = ojson::array();
+      for (const Rec& x : run.result.records) records.push_back(record_text(x));
+      page["records"] = records;
+    }
+    page["model"] = named.name;
+    page["lens"] = host::lens_json(host::decode_lens(lens.snapshots(), tokens, P, true));
+    page["map"] = lift::machine_map();
+    const std::string html = host::viewer_html(page);
+    write_file_atomic(o.html, [&](std::ostream& os) { os << html; });
+  }
 
   report.engine = "model";
   report.dtype = engine::dtype_name(m.dtype);
@@ -562,12 +588,16 @@ void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptio
       if (!run.error.empty()) j["error"] = run.error;
     }
     if (!o.dump.empty()) j["activations"] = o.dump;
+    if (!o.html.empty()) j["html"] = o.html;
     return fmt::print("{}\n", j.dump());
   }
   if (run.error.empty()) fmt::print("{}", trace_text(p, l, host::launch_trace(run.result), report.with_records));
   if (o.lens()) fmt::print("{}", host::lens_text(decoded));
   if (lens.capped())
     fmt::print("lens: kept the first {} positions; give --lens POSITIONS for others\n", lens.snapshots().size());
+  if (!o.html.empty())
+    fmt::print("wrote {}: the records and the lens at {} positions (open it in a browser; {}?record=N opens at record N)\n",
+               o.html, lens.snapshots().size(), o.html);
   if (!o.dump.empty())
     fmt::print("wrote {}: the residual after every sublayer at {} positions{}, the final DeltaNet state, the map\n", o.dump,
                lens.snapshots().size(), mlp.empty() ? "" : ", MLP activations");
