@@ -356,6 +356,15 @@ TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {
   test_util::Result mapped = test_util::qgpu("map --check --model " + (tmp / "merged"));
   EXPECT_EQ(mapped.status, 0) << mapped.err;
   EXPECT_NE(mapped.out.find("are where its map says"), std::string::npos) << mapped.out;
+  // The lens on the merge: the machine's fields at the map's place, the base's dims as a norm
+  // (+0 at the machine's tokens).
+  test_util::Result lens = test_util::qgpu(
+      "run " + std::string(QGPU_SOURCE_DIR) + "/kernels/vecadd.cu --grid 3 --block 4 --arg 'a=[1,2,3,4,5,6,7,8,9,-2147483647]' "
+      "--arg 'b=[10,20,30,40,50,60,70,80,90,-100]' --arg 'c=[0,0,0,0,0,0,0,0,0,0]' --arg n=10 --engine model --model " +
+      (tmp / "merged") + " --lens=192 --lens-fields sum");
+  EXPECT_EQ(lens.status, 0) << lens.err;
+  EXPECT_NE(lens.out.find("position 192: sched w0 b7 {0,1,2,3} -> v0:11 (record 76)\n  L13.mlp    sum=11 |base|=0\n"),
+            std::string::npos) << lens.out;
   test_util::Result offset = test_util::qgpu("map --field sum --model " + (tmp / "merged"));
   EXPECT_NE(offset.out.find(fmt::format("dims {:>4}-", d + lift::machine_layout()["sum"].offset)), std::string::npos) << offset.out;
 #endif
