@@ -153,10 +153,12 @@ std::string lens_text(const std::vector<LensPosition>& positions) {
       size_t width = line.size();
       auto put = [&](const std::string& item) {
         if (width + 1 + item.size() > 110 && width > indent) {
-          line += "\n" + std::string(indent, ' ');
+          line += '\n';
+          line.append(indent, ' ');
           width = indent;
         }
-        line += " " + item;
+        line += ' ';
+        line += item;
         width += 1 + item.size();
       };
       for (const LensField& f : r.fields) put(fmt::format("{}={}{}", f.name, compact(f.value), f.valid ? "" : "!"));
