@@ -1,6 +1,7 @@
 // The qgpu Python module (python/README.md): the machine's map, the field decoder, the CUDA
-// compiler, the reference interpreter and launches on the compiled model with a hook on
-// the engine's probe (engine::ProbeFn), numpy arrays in and out. A thin layer: every
+// compiler, the reference interpreter and launches on the compiled model (host::launch)
+// with a hook on the engine's probe (engine::ProbeFn) and writes into the machine's state
+// (LaunchOptions::edit_state, host/lens.h), numpy arrays in and out. A thin layer: every
 // reading goes through lift/code.h's one decoder, every output is read the way
 // `qgpu run --json` reads it (read_array), every record is record_text's.
 #include <pybind11/functional.h>
@@ -8,10 +9,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,7 @@
 #include "gpu/vocab.h"
 #include "host/gpu_model.h"
 #include "host/launch.h"
+#include "host/lens.h"
 #include "lift/code.h"
 #include "lift/layout.h"
 #include "lift/map.h"
@@ -255,6 +259,131 @@ bool writable(const char* name) {
          !std::strcmp(name, "mlp_act");
 }
 
+// An integer from Python (an int or a numpy integer; not a bool), or nullopt.
+std::optional<int64_t> int_of(py::handle v) {
+  if (py::isinstance<py::bool_>(v) || !py::hasattr(v, "__index__")) return std::nullopt;
+  try {
+    return py::reinterpret_borrow<py::object>(v).attr("__index__")().cast<int64_t>();
+  } catch (const py::error_already_set&) {
+    return std::nullopt;
+  } catch (const py::cast_error&) {
+    return std::nullopt;  // past int64
+  }
+}
+
+// A 32-bit word: -2^31 .. 2^32 - 1 (a negative one as its two's complement), or nullopt.
+std::optional<uint32_t> word_of(py::handle v) {
+  std::optional<int64_t> w = int_of(v);
+  if (!w || *w < INT32_MIN || *w > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(*w & 0xffffffff);
+}
+
+// A register's name as host::write_register's code: "rN" -> 1 + N, "pN" -> 1 + kRegs + N.
+std::optional<int> register_code(py::handle name) {
+  if (!py::isinstance<py::str>(name)) return std::nullopt;
+  const std::string s = name.cast<std::string>();
+  if (s.size() < 2 || s.size() > 3 || (s[0] != 'r' && s[0] != 'p')) return std::nullopt;
+  int n = 0;
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+    n = n * 10 + (s[i] - '0');
+  }
+  if (s.size() == 3 && s[1] == '0') return std::nullopt;  // "r05"
+  if (s[0] == 'r') return n < kRegs ? std::optional<int>(1 + n) : std::nullopt;
+  return n < kPreds ? std::optional<int>(1 + kRegs + n) : std::nullopt;
+}
+
+const std::string& register_range() {
+  static const std::string s = fmt::format("warps 0..{}, lanes 0..{}, registers 'r0'..'r{}' and 'p0'..'p{}'", kWarps - 1,
+                                           kLanes - 1, kRegs - 1, kPreds - 1);
+  return s;
+}
+
+// One item of Model.launch's patch_state, checked.
+struct StatePatch {
+  int64_t position = 0;
+  bool memory = true;
+  int word = 0, warp = 0, lane = 0, code = 0;
+  uint32_t value = 0;
+};
+
+// {"memory": WORD, "value": V, "position": P} or {"register": (WARP, LANE, "rN"|"pN"),
+// "value": V, "position": P}; ValueError naming the item otherwise. P: a generated record's
+// position (prompt_tokens or later), where the write happens before that token is read.
+StatePatch parse_state_patch(size_t index, py::handle item, int64_t prompt_tokens) {
+  const std::string what = fmt::format("patch_state[{}] {}", index, py::repr(item).cast<std::string>());
+  auto bad = [&](const std::string& why) { return py::value_error(fmt::format("{}: {}", what, why)); };
+  const char* form = "expected {'memory': WORD, 'value': V, 'position': P} or "
+                     "{'register': (WARP, LANE, 'rN' or 'pN'), 'value': V, 'position': P}";
+  if (!py::isinstance<py::dict>(item)) throw bad(form);
+  py::dict d = py::reinterpret_borrow<py::dict>(item);
+  for (auto [k, v] : d) {
+    const std::string key = py::isinstance<py::str>(k) ? k.cast<std::string>() : "";
+    if (key != "memory" && key != "register" && key != "value" && key != "position")
+      throw bad(fmt::format("unknown key {}; {}", py::repr(k).cast<std::string>(), form));
+  }
+  if (d.contains("memory") == d.contains("register")) throw bad(fmt::format("give one of 'memory' and 'register'; {}", form));
+  if (!d.contains("value") || !d.contains("position")) throw bad(fmt::format("'value' and 'position' are required; {}", form));
+  StatePatch p;
+  std::optional<uint32_t> value = word_of(d["value"]);
+  if (!value) throw bad("'value' must be an integer in -2**31 .. 2**32 - 1 (a 32-bit word)");
+  p.value = *value;
+  std::optional<int64_t> pos = int_of(d["position"]);
+  if (!pos) throw bad("'position' must be an integer (a token position)");
+  if (*pos < prompt_tokens)
+    throw bad(fmt::format("position {} is in the prompt (positions 0..{}, read as one batch); patch at {} or later",
+                          *pos, prompt_tokens - 1, prompt_tokens));
+  p.position = *pos;
+  if (d.contains("memory")) {
+    std::optional<int64_t> w = int_of(d["memory"]);
+    if (!w || *w < 0 || *w >= kMemWords) throw bad(fmt::format("'memory' must be a memory word, 0..{}", kMemWords - 1));
+    p.word = static_cast<int>(*w);
+    return p;
+  }
+  p.memory = false;
+  py::object r = d["register"];
+  if (!py::isinstance<py::tuple>(r) && !py::isinstance<py::list>(r)) throw bad("'register' must be (WARP, LANE, 'rN' or 'pN')");
+  py::sequence t = py::reinterpret_borrow<py::sequence>(r);
+  if (t.size() != 3) throw bad("'register' must be (WARP, LANE, 'rN' or 'pN')");
+  std::optional<int64_t> warp = int_of(t[0]), lane = int_of(t[1]);
+  std::optional<int> code = register_code(t[2]);
+  if (!warp || !lane || !code || *warp < 0 || *warp >= kWarps || *lane < 0 || *lane >= kLanes)
+    throw bad(fmt::format("'register' must be (WARP, LANE, REG): {}", register_range()));
+  p.warp = static_cast<int>(*warp), p.lane = static_cast<int>(*lane), p.code = *code;
+  return p;
+}
+
+// What state_hook(position, state) gets: the machine's state before the token at position
+// is read, writable through write_memory / write_register, and only during that call.
+struct PyState {
+  const engine::Model* model = nullptr;
+  engine::State* state = nullptr;
+  int64_t position = 0;
+
+  engine::State& live() const {
+    if (!state) throw py::value_error("this state belongs to a finished state_hook call: write it during the call");
+    return *state;
+  }
+  void write_memory(py::handle word, py::handle value) const {
+    std::optional<int64_t> w = int_of(word);
+    if (!w || *w < 0 || *w >= kMemWords)
+      throw py::value_error(fmt::format("write_memory: word {} is not a memory word, 0..{}", py::repr(word).cast<std::string>(), kMemWords - 1));
+    std::optional<uint32_t> v = word_of(value);
+    if (!v) throw py::value_error(fmt::format("write_memory: value {} is not a 32-bit word", py::repr(value).cast<std::string>()));
+    host::write_memory_word(*model, live(), static_cast<int>(*w), *v);
+  }
+  void write_register(py::handle warp, py::handle lane, py::handle reg, py::handle value) const {
+    std::optional<int64_t> wp = int_of(warp), ln = int_of(lane);
+    std::optional<int> code = register_code(reg);
+    if (!wp || !ln || !code || *wp < 0 || *wp >= kWarps || *ln < 0 || *ln >= kLanes)
+      throw py::value_error(fmt::format("write_register({}, {}, {}): {}", py::repr(warp).cast<std::string>(),
+                                        py::repr(lane).cast<std::string>(), py::repr(reg).cast<std::string>(), register_range()));
+    std::optional<uint32_t> v = word_of(value);
+    if (!v) throw py::value_error(fmt::format("write_register: value {} is not a 32-bit word", py::repr(value).cast<std::string>()));
+    host::write_register(*model, live(), static_cast<int>(*wp), static_cast<int>(*ln), *code, *v);
+  }
+};
+
 struct PyModel {
   std::shared_ptr<engine::Model> model;
   std::string name;
@@ -264,41 +393,72 @@ struct PyModel {
   int gpu_offset() const { return model->config.qgpu ? model->config.qgpu->hidden_offset : 0; }
   std::string dtype() const { return engine::dtype_name(model->dtype); }
 
-  py::dict launch(const PyProgram& pp, py::object hook, int64_t max_records, const std::string& rounding) {
+  py::dict launch(const PyProgram& pp, py::object hook, int64_t max_records, const std::string& rounding,
+                  py::object patch_state, py::object state_hook) {
     const Program& p = pp.k.program;
     host::LaunchOptions lo;
     lo.max_records = max_records;
-    lo.threads = 1;  // the probe calls back into Python on this thread, with the GIL held
+    lo.threads = 1;  // the hooks call back into Python on this thread, with the GIL held
     if (rounding == "transformers") lo.rounding = engine::Rounding::transformers;
     else if (rounding != "llama" && rounding != "llama_cpp") throw py::value_error("rounding: expected 'llama' or 'transformers'");
-    host::require_generation(p, p.launch);
-    engine::RuntimeOptions ro = host::runtime_options(lo);
     if (!hook.is_none()) {
+      if (!PyCallable_Check(hook.ptr())) throw py::type_error("hook: expected a callable hook(name, layer, position, array)");
       // Copy in, call, copy back: the hook sees a numpy array it owns (it may keep it), and
       // what it writes into a residual row is what the engine continues with.
-      ro.probe = [&hook](const char* name, int il, int64_t pos, auto v) {
+      lo.probe = [&hook](const char* name, int il, int64_t pos, std::span<float> v) {
         const bool w = writable(name);
         py::array_t<float> a(static_cast<py::ssize_t>(v.size()));
         std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(float));
         if (!w) a.attr("flags").attr("writeable") = false;
         hook(name, il, pos, a);
-        if (w) std::memcpy(const_cast<float*>(v.data()), a.data(), v.size() * sizeof(float));
+        if (w) std::memcpy(v.data(), a.data(), v.size() * sizeof(float));
       };
     }
-    host::ModelRun run;
+    // The state patches, checked before any token (the prompt's length bounds their positions).
+    std::vector<StatePatch> patches;
+    if (!patch_state.is_none()) {
+      if (!py::isinstance<py::list>(patch_state) && !py::isinstance<py::tuple>(patch_state))
+        throw py::value_error("patch_state: expected a list of dicts ({'memory': WORD, ...} or {'register': (WARP, LANE, 'rN'), ...})");
+      host::require_generation(p, p.launch);  // its error first, as launch() would give it
+      const int64_t prompt_tokens = static_cast<int64_t>(encode_image(p, p.launch).size());
+      size_t i = 0;
+      for (py::handle item : patch_state) patches.push_back(parse_state_patch(i++, item, prompt_tokens));
+    }
+    if (!state_hook.is_none() && !PyCallable_Check(state_hook.ptr()))
+      throw py::type_error("state_hook: expected a callable state_hook(position, state)");
+    const engine::Model& m = *model;
+    if (!patches.empty() || !state_hook.is_none()) {
+      lo.edit_state = [&](int64_t position, engine::State& s) {
+        for (const StatePatch& sp : patches)
+          if (sp.position == position) {
+            if (sp.memory) host::write_memory_word(m, s, sp.word, sp.value);
+            else host::write_register(m, s, sp.warp, sp.lane, sp.code, sp.value);
+          }
+        if (!state_hook.is_none()) {
+          auto view = std::make_shared<PyState>(PyState{&m, &s, position});
+          py::object o = py::cast(view);
+          struct Expire {  // the state is the engine's: the Python object must not write it later
+            PyState& v;
+            ~Expire() { v.state = nullptr; }
+          } expire{*view};
+          state_hook(position, o);
+        }
+      };
+    }
+    host::LaunchResult r;
     try {
-      run = host::generate_launch(*model, ro, encode_image(p, p.launch), lo.max_records);
+      r = host::launch(p, p.launch, m, lo);
     } catch (const host::LaunchError& e) {
       // A divergence (a patch can cause one): qgpu.Error with the records generated before it.
       py::list records;
-      for (const Rec& r : e.records) records.append(record_text(r));
+      for (const Rec& rec : e.records) records.append(record_text(rec));
       py::object err = py::module_::import("qgpu").attr("Error")(e.what());
       err.attr("records") = records;
       PyErr_SetObject(err.get_type().ptr(), err.ptr());
       throw py::error_already_set();
     }
-    py::dict d = trace_dict(pp, run.trace, "model");
-    d["seconds"] = run.seconds;
+    py::dict d = trace_dict(pp, host::launch_trace(r), "model");
+    d["seconds"] = r.seconds;
     return d;
   }
 };
@@ -376,6 +536,18 @@ PYBIND11_MODULE(qgpu, m) {
         "instructions (each record's step's instruction), prompt_ids, tokens, prompt_tokens, steps, text. Record i is "
         "generated from the logits at position prompt_tokens + i - 1");
 
+  py::class_<PyState, std::shared_ptr<PyState>>(m, "State",
+      "The machine's state as state_hook(position, state) gets it: writable during that call only")
+      .def_property_readonly("position", [](const PyState& s) { return s.position; },
+                             "The token position about to be read")
+      .def("write_memory", &PyState::write_memory, py::arg("word"), py::arg("value"),
+           "Writes memory word WORD (0..125) = VALUE (a 32-bit word), as the model's memory head holds it")
+      .def("write_register", &PyState::write_register, py::arg("warp"), py::arg("lane"), py::arg("reg"), py::arg("value"),
+           "Writes register REG ('r0'..'r23', 'p0'..) of lane LANE of warp WARP = VALUE, at every read port")
+      .def("__repr__", [](const PyState& s) {
+        return fmt::format("<qgpu.State before position {}{}>", s.position, s.state ? "" : " (expired)");
+      });
+
   py::class_<PyModel>(m, "Model", "The GPU-only model built in memory, or a checkpoint (HF directory or .gguf)")
       .def(py::init(&make_model), py::arg("dtype") = "f32", py::arg("path") = py::none())
       .def_property_readonly("hidden_size", &PyModel::hidden_size)
@@ -386,9 +558,14 @@ PYBIND11_MODULE(qgpu, m) {
       .def_property_readonly("seconds", [](const PyModel& m) { return m.seconds; }, "The construction's wall time")
       .def("launch", &PyModel::launch, py::arg("program"), py::arg("hook") = py::none(),
            py::arg("max_records") = RunOptions{}.max_records, py::arg("rounding") = "llama",
+           py::arg("patch_state") = py::none(), py::arg("state_hook") = py::none(),
            "Generates the launch's records inside the model. hook(name, layer, position, array) is called at every "
            "probe: 'embed' (layer -1), 'attn_residual', 'layer_out', 'mlp_act' (writable: what the hook writes, the "
-           "engine continues with), 'mixer_out', 'ffn_out', 'result_norm' (read-only). Returns interpret()'s dict "
-           "from the model's state, and seconds")
+           "engine continues with), 'mixer_out', 'ffn_out', 'result_norm' (read-only). patch_state: a list of "
+           "{'memory': WORD, 'value': V, 'position': P} or {'register': (WARP, LANE, 'rN' or 'pN'), 'value': V, "
+           "'position': P}, each written into the machine's state before the token at P is read. "
+           "state_hook(position, state) is called before each generated token is read; state.write_memory(word, "
+           "value) and state.write_register(warp, lane, reg, value) write it. Returns interpret()'s dict from the "
+           "model's state, and seconds")
       .def("__repr__", [](const PyModel& m) { return fmt::format("<qgpu.Model {} ({})>", m.name, m.dtype()); });
 }

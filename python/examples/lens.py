@@ -4,7 +4,9 @@ Compiles kernels/vecadd.cu (grid 3, block 4, the arguments of tests/test_util.h'
 vecadd_kernel), launches it on the GPU-only model, and at the token position where the
 first `add`'s first value record is generated decodes, after every sublayer, the fields
 that sublayer writes first (the map's `born`). Then patches the adder's word `sum` at that
-position and shows that exactly one element of `c` changes.
+position and shows that exactly one element of `c` changes, and last writes the register
+the add reads (lane 0's r1 of warp 0) in the machine's state before that position, with the
+same effect.
 
     PYTHONPATH=build/dev/python python3 python/examples/lens.py
 """
@@ -89,7 +91,15 @@ def main():
     print(f"  c after:  {after.tolist()}")
     print(f"  {len(changed)} element changed: c[{', '.join(map(str, changed))}] "
           f"{before[changed].tolist()} -> {after[changed].tolist()}  ({time.time() - start:.1f} s)")
-    return 0 if len(changed) == 1 else 1
+
+    # 3. A state patch: lane 0's r1 of warp 0 (a[0], loaded) set to 50 before the token at
+    # that position is read, so the add reads 50: the same record and element follow it.
+    poked = model.launch(program, patch_state=[{"register": (0, 0, "r1"), "value": 50, "position": position}])
+    reg_changed = np.flatnonzero(before != poked["outputs"]["c"])
+    print(f"state patch: w0 l0 r1 = 50 before position {position}: record '{run['records'][i]}' -> "
+          f"'{poked['records'][i]}', c[{', '.join(map(str, reg_changed))}] "
+          f"{before[reg_changed].tolist()} -> {poked['outputs']['c'][reg_changed].tolist()}")
+    return 0 if len(changed) == 1 and len(reg_changed) == 1 else 1
 
 
 if __name__ == "__main__":

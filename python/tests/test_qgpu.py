@@ -1,4 +1,4 @@
-"""The qgpu Python module (python/README.md): map, decode, compile, interpret, launch, hooks.
+"""The qgpu Python module (python/README.md): map, decode, compile, interpret, launch, hooks, state patches.
 
 Run by CTest in the dev preset (python/CMakeLists.txt: PYTHONPATH=build/dev/python:.), or
 by hand: PYTHONPATH=build/dev/python python3 -m pytest -q python/tests
@@ -157,3 +157,69 @@ def test_a_failed_launch_carries_its_records(model, vecadd, reference):
         model.launch(vecadd, max_records=10)
     assert "without `end`" in str(e.value)
     assert len(e.value.records) >= 1 and e.value.records == reference["records"][:len(e.value.records)]
+
+
+def test_a_memory_patch_before_the_load_changes_c0(model, vecadd, plain_run):
+    # a[0] is memory word 0; position 130 comes before the first load reads it.
+    run = model.launch(vecadd, patch_state=[{"memory": 0, "value": 100, "position": 130}])
+    c0, c1 = plain_run["outputs"]["c"], run["outputs"]["c"]
+    assert np.flatnonzero(c0 != c1).tolist() == [0] and c1[0] == 110
+    assert run["outputs"]["a"][0] == 100 and np.array_equal(run["outputs"]["a"][1:], plain_run["outputs"]["a"][1:])
+
+
+def check_register_patch(run, plain_run, i):
+    assert plain_run["records"][i] == "v0:11" and run["records"][i] == "v0:60"
+    differ = [k for k, (x, y) in enumerate(zip(plain_run["records"], run["records"])) if x != y]
+    assert differ == [i] and len(run["records"]) == len(plain_run["records"])
+    c0, c1 = plain_run["outputs"]["c"], run["outputs"]["c"]
+    assert np.flatnonzero(c0 != c1).tolist() == [0] and c1[0] == 60
+    assert np.array_equal(run["outputs"]["a"], plain_run["outputs"]["a"])
+
+
+def test_a_register_patch_changes_one_record_and_c0(model, vecadd, reference, plain_run):
+    # Lane 0's r1 (a[0], loaded) of warp 0, written just before the add reads it.
+    i, position = first_add_value(reference)
+    run = model.launch(vecadd, patch_state=[{"register": (0, 0, "r1"), "value": 50, "position": position}])
+    check_register_patch(run, plain_run, i)
+
+
+def test_a_state_hook_writes_the_same_patch(model, vecadd, reference, plain_run):
+    i, position = first_add_value(reference)
+    seen, kept = [], []
+
+    def state_hook(pos, state):
+        seen.append(pos)
+        assert state.position == pos
+        if pos == position:
+            state.write_register(0, 0, "r1", 50)
+            kept.append(state)
+
+    run = model.launch(vecadd, state_hook=state_hook)
+    check_register_patch(run, plain_run, i)
+    # Called before each generated record is read (not the prompt, not `end`).
+    prompt = run["prompt_tokens"]
+    assert seen == list(range(prompt, prompt + len(run["records"]) - 1))
+    with pytest.raises(ValueError, match="finished state_hook"):
+        kept[0].write_memory(0, 1)
+
+
+@pytest.mark.parametrize("item, message", [
+    ({"memory": 200, "value": 1, "position": 130}, r"patch_state\[0\] .*memory word, 0\.\.125"),
+    ({"memory": 0, "value": 1, "position": 3}, r"patch_state\[0\] .*in the prompt"),
+    ({"register": (0, 0, "r99"), "value": 1, "position": 130}, r"patch_state\[0\] .*'r0'\.\.'r23'"),
+    ({"register": (0, 9, "r1"), "value": 1, "position": 130}, r"patch_state\[0\] .*lanes 0\.\.3"),
+    ({"memory": 0, "register": (0, 0, "r1"), "value": 1, "position": 130}, r"one of 'memory' and 'register'"),
+    ({"memory": 0, "value": 2**32, "position": 130}, r"32-bit word"),
+    ({"memory": 0, "value": 1}, r"'value' and 'position' are required"),
+    ({"memory": 0, "value": 1, "position": 130, "when": 1}, r"unknown key 'when'"),
+    ("mem[0]=1@130", r"patch_state\[0\] 'mem\[0\]=1@130': expected"),
+])
+def test_a_bad_state_patch_is_a_value_error(model, vecadd, item, message):
+    with pytest.raises(ValueError, match=message):
+        model.launch(vecadd, patch_state=[item])
+
+
+def test_the_bad_item_is_named_by_its_index(model, vecadd):
+    good = {"memory": 0, "value": 1, "position": 130}
+    with pytest.raises(ValueError, match=r"patch_state\[1\] \{'memory': -1"):
+        model.launch(vecadd, patch_state=[good, {"memory": -1, "value": 1, "position": 130}])
