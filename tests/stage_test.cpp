@@ -34,11 +34,12 @@ std::vector<std::pair<uint32_t, uint32_t>> word_pairs(int random, uint32_t seed)
 
 std::string text(Op op, uint32_t a, uint32_t b) { return fmt::format("{} {:#010x} {:#010x}", op_info(op).mnemonic, a, b); }
 
-// stage_alu.cpp: the adder, L11 (as, acl), L12 (car), L13 (sum), for add and sub of oa, ob.
-TEST(StageAlu, AddAndSubIntoSum) {
-  const auto pairs = word_pairs(400, 11);
-  const Op ops[] = {Op::kAdd, Op::kSub};
-  StageProbe p(lift::kAluLayer, static_cast<int>(pairs.size() * 2));
+// One case per op and pair: the op's f_op and opf, oa = a, ob = b from MLP `first` through
+// MLP `last`; then `out` must read want(op, a, b).
+template <typename Want>
+void expect_binary(std::initializer_list<Op> ops, const std::vector<std::pair<uint32_t, uint32_t>>& pairs, int first,
+                   int last, const char* out, Want want) {
+  StageProbe p(first, static_cast<int>(pairs.size() * ops.size()));
   int c = 0;
   for (Op op : ops)
     for (auto [a, b] : pairs) {
@@ -47,14 +48,16 @@ TEST(StageAlu, AddAndSubIntoSum) {
       p.set_word(c, "ob", b);
       ++c;
     }
-  ASSERT_NO_FATAL_FAILURE(p.run(lift::kAluLayer + 2));
+  ASSERT_NO_FATAL_FAILURE(p.run(last));
   c = 0;
   for (Op op : ops)
-    for (auto [a, b] : pairs) {
-      const uint32_t want = op == Op::kAdd ? a + b : a - b;
-      EXPECT_EQ(p.word(c, "sum"), want) << text(op, a, b);
-      ++c;
-    }
+    for (auto [a, b] : pairs) EXPECT_EQ(p.word(c++, out), want(op, a, b)) << text(op, a, b);
+}
+
+// stage_alu.cpp: the adder, L11 (as, acl), L12 (car), L13 (sum), for add and sub of oa, ob.
+TEST(StageAlu, AddAndSubIntoSum) {
+  expect_binary({Op::kAdd, Op::kSub}, word_pairs(400, 11), lift::kAluLayer, lift::kAluLayer + 2, "sum",
+                [](Op op, uint32_t a, uint32_t b) { return op == Op::kAdd ? a + b : a - b; });
 }
 
 // stage_mul.cpp: the multiplier, L8 (plo, phi, pbt), L9 (column sums), L10 (em, ed), then
@@ -87,25 +90,8 @@ TEST(StageMul, MulLoAndMadLoIntoSum) {
 
 // stage_select.cpp: the logic ops, L11 (lbit) and L12 (lg).
 TEST(StageSelect, LogicOpsIntoLg) {
-  const auto pairs = word_pairs(200, 17);
-  const Op ops[] = {Op::kAnd, Op::kOr, Op::kXor, Op::kNot};
-  StageProbe p(lift::kAluLayer, static_cast<int>(pairs.size() * std::size(ops)));
-  int c = 0;
-  for (Op op : ops)
-    for (auto [a, b] : pairs) {
-      p.set_op(c, op);
-      p.set_word(c, "oa", a);
-      p.set_word(c, "ob", b);
-      ++c;
-    }
-  ASSERT_NO_FATAL_FAILURE(p.run(lift::kAluLayer + 1));
-  c = 0;
-  for (Op op : ops)
-    for (auto [a, b] : pairs) {
-      const uint32_t want = op == Op::kAnd ? a & b : op == Op::kOr ? a | b : op == Op::kXor ? a ^ b : ~a;
-      EXPECT_EQ(p.word(c, "lg"), want) << text(op, a, b);
-      ++c;
-    }
+  expect_binary({Op::kAnd, Op::kOr, Op::kXor, Op::kNot}, word_pairs(200, 17), lift::kAluLayer, lift::kAluLayer + 1, "lg",
+                [](Op op, uint32_t a, uint32_t b) { return op == Op::kAnd ? a & b : op == Op::kOr ? a | b : op == Op::kXor ? a ^ b : ~a; });
 }
 
 // stage_select.cpp: the shifts, L11 (lbit: a's bits; sa: the amount) and L13 (sbit).
@@ -115,27 +101,12 @@ TEST(StageSelect, ShiftsIntoSbit) {
   for (uint32_t a : kEdges)
     for (uint32_t b : {0u, 1u, 4u, 15u, 16u, 31u, 32u, 33u, 255u, 256u, 0x80000000u, 0xffffffffu}) pairs.emplace_back(a, b);
   for (int i = 0; i < 200; ++i) pairs.emplace_back(static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng() % 40));
-  const Op ops[] = {Op::kShl, Op::kShrU, Op::kShrS};
-  StageProbe p(lift::kAluLayer, static_cast<int>(pairs.size() * std::size(ops)));
-  int c = 0;
-  for (Op op : ops)
-    for (auto [a, b] : pairs) {
-      p.set_op(c, op);
-      p.set_word(c, "oa", a);
-      p.set_word(c, "ob", b);
-      ++c;
-    }
-  ASSERT_NO_FATAL_FAILURE(p.run(lift::kAluLayer + 2));
-  c = 0;
-  for (Op op : ops)
-    for (auto [a, b] : pairs) {
-      uint32_t want;
-      if (op == Op::kShl) want = b >= 32 ? 0u : a << b;
-      else if (op == Op::kShrU) want = b >= 32 ? 0u : a >> b;
-      else want = static_cast<uint32_t>(static_cast<int32_t>(a) >> (b >= 32 ? 31 : b));
-      EXPECT_EQ(p.word(c, "sbit"), want) << text(op, a, b);
-      ++c;
-    }
+  expect_binary({Op::kShl, Op::kShrU, Op::kShrS}, pairs, lift::kAluLayer, lift::kAluLayer + 2, "sbit",
+                [](Op op, uint32_t a, uint32_t b) {
+                  if (op == Op::kShl) return b >= 32 ? 0u : a << b;
+                  if (op == Op::kShrU) return b >= 32 ? 0u : a >> b;
+                  return static_cast<uint32_t>(static_cast<int32_t>(a) >> (b >= 32 ? 31 : b));
+                });
 }
 
 // stage_pred.cpp: the compares, L7 (cmpn{l}, cms{l}) and L8 (cu{l}, cs{l}) for all four

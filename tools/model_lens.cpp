@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
+#include "base/text_file.h"
 #include "commands.h"
 #include "engine/safetensors.h"
 #include "gpu/trace_json.h"
@@ -143,13 +144,7 @@ FieldPatch parse_field_patch(const std::string& text) {
     for (int d : lift::encode_word(f.code, static_cast<uint32_t>(parse_int(value, what)))) p.hot.push_back(f.offset + d);
     return p;
   }
-  size_t i = 0;
-  while (i <= value.size()) {
-    const size_t bar = value.find('|', i);
-    digit.push_back(parse_int(value.substr(i, bar == std::string::npos ? std::string::npos : bar - i), what));
-    if (bar == std::string::npos) break;
-    i = bar + 1;
-  }
+  for (const std::string& d : split(value, '|')) digit.push_back(parse_int(d, what));
   if (static_cast<int>(digit.size()) != f.code.groups())
     fail("{}: {} is {}: give {} digit{} joined by '|'", what, f.name, f.code.describe(), f.code.groups(),
          f.code.groups() == 1 ? "" : "s");
@@ -188,13 +183,7 @@ StatePatch parse_state_patch(const std::string& text) {
   }
   if (kind != "reg") fail("{}: expected mem[...] or reg[...]", what);
   p.memory = false;
-  std::vector<std::string> part;
-  for (size_t i = 0;;) {
-    const size_t c = inside.find(',', i);
-    part.push_back(inside.substr(i, c == std::string::npos ? std::string::npos : c - i));
-    if (c == std::string::npos) break;
-    i = c + 1;
-  }
+  const std::vector<std::string> part = split(inside, ',');
   if (part.size() != 3 || part[2].size() < 2 || (part[2][0] != 'r' && part[2][0] != 'p'))
     fail("{}: expected reg[WARP,LANE,rN] or reg[WARP,LANE,pN]", what);
   p.warp = parse_int(part[0], what);

@@ -31,4 +31,14 @@ std::string read_text_file(const std::string& path, size_t max_bytes, std::strin
   return out;
 }
 
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  for (size_t i = 0;;) {
+    const size_t at = text.find(sep, i);
+    out.emplace_back(text.substr(i, at == std::string_view::npos ? std::string_view::npos : at - i));
+    if (at == std::string_view::npos) return out;
+    i = at + 1;
+  }
+}
+
 }  // namespace qgpu

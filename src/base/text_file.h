@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace qgpu {
@@ -16,5 +17,8 @@ inline constexpr size_t kMaxJsonBytes = size_t{64} << 20;   // tokenizer.json (Q
 // The bytes of path. Throws Error naming the path and `what` (e.g. "CUDA source") when it
 // cannot be read or holds more than max_bytes.
 std::string read_text_file(const std::string& path, size_t max_bytes, std::string_view what);
+
+// text cut at every `sep`: "a|b|" -> {"a", "b", ""}; "" -> {""}.
+std::vector<std::string> split(std::string_view text, char sep);
 
 }  // namespace qgpu

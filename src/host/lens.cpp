@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "base/text_file.h"
 #include "lift/code.h"
 #include "lift/machine_model.h"
 
@@ -118,13 +119,7 @@ namespace {
 
 // A long run of equal digits as d*n ("1*112"): the multiplier's and une's groups.
 std::string compact(const std::string& value) {
-  std::vector<std::string> d;
-  for (size_t i = 0;;) {
-    const size_t bar = value.find('|', i);
-    d.push_back(value.substr(i, bar == std::string::npos ? std::string::npos : bar - i));
-    if (bar == std::string::npos) break;
-    i = bar + 1;
-  }
+  const std::vector<std::string> d = split(value, '|');
   if (d.size() <= 12) return value;
   std::string out;
   for (size_t i = 0; i < d.size();) {
