@@ -23,6 +23,7 @@
 #include "base/mapped_file.h"
 #include "host/readout.h"
 #include "launch_progress.h"
+#include "lens_specs.h"
 #include "lift/code.h"
 #include "lift/map.h"
 #include "lift/plan.h"
@@ -62,197 +63,6 @@ void add_lens_options(CLI::App* cmd, LensArgs& a) {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-// "@N" at the end of a spec: the position (or none).
-std::optional<int64_t> split_position(std::string& spec, const std::string& what) {
-  const size_t at = spec.rfind('@');
-  if (at == std::string::npos) return std::nullopt;
-  const std::string pos = spec.substr(at + 1);
-  spec = spec.substr(0, at);
-  std::vector<int64_t> p = host::parse_positions(pos, what);
-  if (p.size() != 1) fail("{}: one position after '@', not '{}'", what, pos);
-  return p[0];
-}
-
-int parse_int(const std::string& s, const std::string& what) {
-  size_t used = 0;
-  int64_t v = 0;
-  try {
-    v = std::stoll(s, &used, 0);
-  } catch (...) {
-    used = 0;
-  }
-  if (s.empty() || used != s.size() || v < INT32_MIN || v > UINT32_MAX) fail("{}: '{}' is not a number", what, s);
-  return static_cast<int>(static_cast<int64_t>(static_cast<uint32_t>(v)));
-}
-
-// A field patch: the field's dims after `sublayer` at `position` get `dims` hot (the rest 0).
-struct FieldPatch {
-  std::string spec, field;
-  int sublayer;
-  std::optional<int64_t> position;  // every position when absent
-  std::vector<int> hot;             // machine dims, absolute
-};
-
-FieldPatch parse_field_patch(const std::string& text) {
-  const std::string what = "--patch-field " + text;
-  FieldPatch p{.spec = text};
-  std::string s = text;
-  p.position = split_position(s, what);
-  if (!p.position) fail("{}: give the token position after '@' (the lens prints them)", what);
-  const size_t eq = s.find('=');
-  if (eq == std::string::npos) fail("{}: expected FIELD=VALUE@POSITION", what);
-  std::string name = s.substr(0, eq), value = s.substr(eq + 1);
-  std::optional<int> sublayer;
-  if (name.size() > 1 && name[0] == 'L') {  // Lk.mixer.FIELD or Lk.mlp.FIELD or Lk.FIELD (the MLP)
-    const size_t dot = name.find('.');
-    if (dot == std::string::npos) fail("{}: expected Lk.mlp.FIELD or Lk.mixer.FIELD", what);
-    const int il = parse_int(name.substr(1, dot - 1), what);
-    if (il < 0 || il >= lift::kLayerCount) fail("{}: the machine's layers are L0..L{}", what, lift::kLayerCount - 1);
-    std::string rest = name.substr(dot + 1);
-    bool is_mixer = false;
-    if (rest.starts_with("mixer.")) is_mixer = true, rest = rest.substr(6);
-    else if (rest.starts_with("mlp.")) rest = rest.substr(4);
-    sublayer = is_mixer ? lift::mixer(il) : lift::mlp(il);
-    name = rest;
-  }
-  std::optional<int> group;
-  if (const size_t br = name.find('['); br != std::string::npos) {
-    if (name.back() != ']') fail("{}: expected FIELD[GROUP]", what);
-    group = parse_int(name.substr(br + 1, name.size() - br - 2), what);
-    name = name.substr(0, br);
-  }
-  const auto it = lift::machine_fields().index.find(name);
-  if (it == lift::machine_fields().index.end()) fail("{}: no field '{}' (`qgpu map` lists them)", what, name);
-  const lift::Field& f = lift::machine_fields().fields[it->second];
-  p.field = f.name;
-  p.sublayer = sublayer.value_or(f.life.born);
-  if (!(f.life.born <= p.sublayer && p.sublayer < f.life.cleared))
-    fail("{}: {} lives from {} to {}; patch it after a sublayer in between", what, f.name, host::sublayer_name(f.life.born),
-         f.life.cleared == lift::kNever ? "the end" : host::sublayer_name(f.life.cleared));
-  if (f.code.kind == lift::Code::Kind::kOnes) fail("{}: {} is an energy pad, not a code", what, f.name);
-  std::vector<int> digit;
-  const bool word = f.code.kind == lift::Code::Kind::kNibbles || f.code.kind == lift::Code::Kind::kBits;
-  if (group) {
-    if (*group < 0 || *group >= f.code.groups()) fail("{}: {} has groups 0..{}", what, f.name, f.code.groups() - 1);
-    p.hot = {f.offset + f.code.dim(*group, std::clamp(parse_int(value, what), 0, f.code.radix[static_cast<size_t>(*group)] - 1))};
-    if (parse_int(value, what) < 0 || parse_int(value, what) >= f.code.radix[static_cast<size_t>(*group)])
-      fail("{}: group {} of {} is one-hot over {}", what, *group, f.name, f.code.radix[static_cast<size_t>(*group)]);
-    return p;
-  }
-  if (word) {
-    for (int d : lift::encode_word(f.code, static_cast<uint32_t>(parse_int(value, what)))) p.hot.push_back(f.offset + d);
-    return p;
-  }
-  for (const std::string& d : split(value, '|')) digit.push_back(parse_int(d, what));
-  if (static_cast<int>(digit.size()) != f.code.groups())
-    fail("{}: {} is {}: give {} digit{} joined by '|'", what, f.name, f.code.describe(), f.code.groups(),
-         f.code.groups() == 1 ? "" : "s");
-  for (int g = 0; g < f.code.groups(); ++g)
-    if (digit[static_cast<size_t>(g)] < 0 || digit[static_cast<size_t>(g)] >= f.code.radix[static_cast<size_t>(g)])
-      fail("{}: digit {} of {} must be below {}", what, g, f.name, f.code.radix[static_cast<size_t>(g)]);
-  for (int d : lift::encode(f.code, digit)) p.hot.push_back(f.offset + d);
-  return p;
-}
-
-// A state patch: before the token at `position` is read, a memory word or a register.
-struct StatePatch {
-  std::string spec;
-  int64_t position = 0;
-  bool memory = true;
-  int word = 0, warp = 0, lane = 0, code = 0;
-  uint32_t value = 0;
-};
-
-StatePatch parse_state_patch(const std::string& text) {
-  const std::string what = "--patch-state " + text;
-  StatePatch p{.spec = text};
-  std::string s = text;
-  const std::optional<int64_t> pos = split_position(s, what);
-  if (!pos) fail("{}: give the token position after '@' (the state is written before that token is read)", what);
-  p.position = *pos;
-  const size_t open = s.find('['), close = s.find(']'), eq = s.find('=');
-  if (open == std::string::npos || close == std::string::npos || eq != close + 1)
-    fail("{}: expected mem[WORD]=VALUE@POSITION or reg[WARP,LANE,rN]=VALUE@POSITION", what);
-  const std::string kind = s.substr(0, open), inside = s.substr(open + 1, close - open - 1);
-  p.value = static_cast<uint32_t>(parse_int(s.substr(eq + 1), what));
-  if (kind == "mem") {
-    p.word = parse_int(inside, what);
-    if (p.word < 0 || p.word >= kMemWords) fail("{}: memory words are 0..{}", what, kMemWords - 1);
-    return p;
-  }
-  if (kind != "reg") fail("{}: expected mem[...] or reg[...]", what);
-  p.memory = false;
-  const std::vector<std::string> part = split(inside, ',');
-  if (part.size() != 3 || part[2].size() < 2 || (part[2][0] != 'r' && part[2][0] != 'p'))
-    fail("{}: expected reg[WARP,LANE,rN] or reg[WARP,LANE,pN]", what);
-  p.warp = parse_int(part[0], what);
-  p.lane = parse_int(part[1], what);
-  const int n = parse_int(part[2].substr(1), what);
-  const bool pred = part[2][0] == 'p';
-  if (p.warp < 0 || p.warp >= kWarps || p.lane < 0 || p.lane >= kLanes || n < 0 || n >= (pred ? kPreds : kRegs))
-    fail("{}: warps 0..{}, lanes 0..{}, r0..r{}, p0..p{}", what, kWarps - 1, kLanes - 1, kRegs - 1, kPreds - 1);
-  p.code = pred ? 1 + kRegs + n : 1 + n;
-  return p;
-}
-
-// An ablation: MLP units of one layer (by the map), at every position or one.
-struct Ablation {
-  std::string spec;
-  std::map<int, std::vector<int>> units;   // layer -> units
-  std::vector<std::string> fields;         // what they write (for swap)
-  std::optional<int64_t> position;
-};
-
-Ablation parse_ablation(const std::string& text, const ojson& map) {
-  const std::string what = "--ablate " + text;
-  Ablation a{.spec = text};
-  std::string s = text;
-  a.position = split_position(s, what);
-  auto add_group = [&](const ojson& g) {
-    std::vector<int>& u = a.units[g["layer"].get<int>()];
-    for (const ojson& r : g["units"])
-      for (int k = r[0]; k <= r[1].get<int>(); ++k) u.push_back(k);
-    for (const ojson& f : g["writes"])
-      if (std::find(a.fields.begin(), a.fields.end(), f.get<std::string>()) == a.fields.end()) a.fields.push_back(f);
-  };
-  if (s.starts_with("stage:")) {
-    const std::string name = s.substr(6);
-    for (const ojson& g : map["units"])
-      if (g["stage"] == name && g["kind"] == "rule") add_group(g);
-    if (a.units.empty()) {
-      std::string stages;
-      for (const lift::StagePlan& st : lift::kStages) stages += fmt::format("{}{}", stages.empty() ? "" : ", ", st.name);
-      fail("{}: no MLP rules of a stage '{}' (stages: {})", what, name, stages);
-    }
-  } else if (s.starts_with("field:")) {
-    const std::string name = s.substr(6);
-    for (const ojson& g : map["units"])
-      if (g["kind"] == "rule" && std::find(g["writes"].begin(), g["writes"].end(), name) != g["writes"].end()) add_group(g);
-    if (a.units.empty()) fail("{}: no MLP rules write a field '{}' (`qgpu map --field {}`)", what, name, name);
-  } else if (s.starts_with("units:")) {
-    const std::string rest = s.substr(6);
-    const size_t colon = rest.find(':');
-    if (colon == std::string::npos || rest.empty() || rest[0] != 'L') fail("{}: expected units:LAYER:FIRST-LAST, e.g. units:L11:0-63", what);
-    const int il = parse_int(rest.substr(1, colon - 1), what);
-    if (il < 0 || il >= lift::kLayerCount) fail("{}: the machine's layers are L0..L{}", what, lift::kLayerCount - 1);
-    for (int64_t u : host::parse_positions(rest.substr(colon + 1), what)) a.units[il].push_back(static_cast<int>(u));
-    for (const ojson& g : map["units"])
-      if (g["layer"] == il)
-        for (const ojson& r : g["units"])
-          for (int u : a.units[il])
-            if (u >= r[0].get<int>() && u <= r[1].get<int>())
-              for (const ojson& f : g["writes"])
-                if (std::find(a.fields.begin(), a.fields.end(), f.get<std::string>()) == a.fields.end()) a.fields.push_back(f);
-  } else {
-    fail("{}: expected stage:NAME, field:NAME or units:LAYER:FIRST-LAST, each optionally @POSITION", what);
-  }
-  for (auto& [il, u] : a.units) {
-    std::sort(u.begin(), u.end());
-    u.erase(std::unique(u.begin(), u.end()), u.end());
-  }
-  return a;
-}
 
 // The outcome of one launch, kept whether it ended or failed.
 struct Outcome {
@@ -409,188 +219,236 @@ void write_dump(const std::string& path, const host::Lens& lens, const std::map<
 
 }  // namespace
 
-void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
-              std::optional<int64_t> max_records) {
-  const LensArgs& o = a.lens;
-  host::require_generation(p, l);
-  NamedModel named = load_named_model(a.model, a.dtype);
-  const engine::Model& m = named.model;
-  const int offset = m.config.qgpu ? m.config.qgpu->hidden_offset : 0;
-  const std::vector<Rec> prompt = encode_image(p, l);
-  const int64_t P = static_cast<int64_t>(prompt.size());
-  // The clean and the intervened run get the cap `qgpu run --engine model` would (derived
-  // from the interpreter's records): an intervention that breaks the model stops in seconds.
-  const RecordCap cap = record_cap(p, l, max_records);
-  const host::LaunchOptions base{.rounding = rounding_option(a.rounding), .max_records = cap.records, .max_records_why = cap.why};
-  std::vector<FieldPatch> patches;
-  for (const std::string& s : o.patch_field) patches.push_back(parse_field_patch(s));
-  const ojson map = o.ablate.empty() ? ojson() : lift::machine_map();
-  std::vector<Ablation> ablations;
-  for (const std::string& s : o.ablate) ablations.push_back(parse_ablation(s, map));
-  std::vector<StatePatch> state_patches;
-  for (const std::string& s : o.patch_state) state_patches.push_back(parse_state_patch(s));
-  for (const StatePatch& sp : state_patches)
-    if (sp.position < P) fail("--patch-state {}: positions before {} are the prompt, read as one batch; patch at {} or later", sp.spec, P, P);
-  const bool intervene = !patches.empty() || !ablations.empty() || !state_patches.empty();
+namespace {
 
-  // The clean run: the reference of the diff, and the source of resampled activations.
-  std::optional<Outcome> clean;
-  std::map<int, std::map<int64_t, std::vector<float>>> clean_units;  // layer -> position -> the ablated units' values
-  if (intervene) {
-    host::LaunchOptions c = base;
-    if (o.ablate_mode == "resample")
+// What --patch-field, --patch-state and --ablate ask for, parsed before any run.
+struct Interventions {
+  std::vector<FieldPatch> fields;
+  std::vector<Ablation> ablations;
+  std::vector<StatePatch> states;
+  std::string mode;  // the ablations'
+  std::string what;  // as the diff names them
+  bool any() const { return !fields.empty() || !ablations.empty() || !states.empty(); }
+};
+
+Interventions parse_interventions(const LensArgs& o, int64_t prompt) {
+  Interventions iv{.mode = o.ablate_mode};
+  for (const std::string& s : o.patch_field) iv.fields.push_back(parse_field_patch(s));
+  const ojson map = o.ablate.empty() ? ojson() : lift::machine_map();
+  for (const std::string& s : o.ablate) iv.ablations.push_back(parse_ablation(s, map));
+  for (const std::string& s : o.patch_state) {
+    iv.states.push_back(parse_state_patch(s));
+    if (iv.states.back().position < prompt)
+      fail("--patch-state {}: positions before {} are the prompt, read as one batch; patch at {} or later", s, prompt, prompt);
+  }
+  auto name = [&](const char* option, const std::string& spec, const std::string& tail = "") {
+    iv.what += fmt::format("{}{} {}{}", iv.what.empty() ? "" : ", ", option, spec, tail);
+  };
+  for (const std::string& s : o.patch_field) name("--patch-field", s);
+  for (const std::string& s : o.patch_state) name("--patch-state", s);
+  for (const std::string& s : o.ablate) name("--ablate", s, " (" + o.ablate_mode + ")");
+  return iv;
+}
+
+// One `run_lens`: the clean run (when it intervenes), the observed run with the lens and the
+// interventions as probes, and what they print and write.
+class LensRun {
+ public:
+  LensRun(const ModelArgs& a, const Program& p, const Launch& l, std::optional<int64_t> max_records)
+      : a_(a), o_(a.lens), p_(p), l_(l), named_(load_named_model(a.model, a.dtype)), m_(named_.model),
+        offset_(m_.config.qgpu ? m_.config.qgpu->hidden_offset : 0),
+        P_(static_cast<int64_t>(encode_image(p, l).size())),
+        iv_(parse_interventions(a.lens, P_)),
+        // The page holds every alive field at every position it shows: 1,000 positions are
+        // about 35 MB; the lens alone keeps up to 4,096.
+        lens_(m_, o_.positions.empty() || o_.positions == "all" ? std::vector<int64_t>{} : host::parse_positions(o_.positions, "--lens"),
+              P_ - 1, o_.html.empty() ? 4096 : 1000) {
+    // The runs get the cap `qgpu run --engine model` would (derived from the interpreter's
+    // records): an intervention that breaks the model stops in seconds.
+    const RecordCap cap = record_cap(p, l, max_records);
+    base_ = {.rounding = rounding_option(a.rounding), .max_records = cap.records, .max_records_why = cap.why};
+    for (const std::string& f : o_.fields)
+      if (!lift::machine_fields().index.count(f)) fail("--lens-fields: no field '{}' (`qgpu map` lists them)", f);
+    if (!o_.dump_mlp.empty())
+      for (int64_t il : host::parse_positions(o_.dump_mlp, "--dump-mlp")) {
+        if (il >= lift::kLayerCount) fail("--dump-mlp {}: the machine's layers are 0..{}", il, lift::kLayerCount - 1);
+        mlp_layers_.insert(static_cast<int>(il));
+      }
+  }
+
+  void run(ReportOptions report) {
+    report.dtype = engine::dtype_name(m_.dtype);
+    if (iv_.any()) run_clean();
+    run_observed();
+    if (!o_.dump.empty()) write_dump(o_.dump, lens_, mlp_, state_, m_, run_.result);
+    if (!o_.html.empty()) write_html(report);
+    print(report);
+  }
+
+ private:
+  bool observe() const { return o_.lens() || o_.json || !o_.dump.empty() || !o_.html.empty(); }
+
+  // The reference of the diff, and the source of resampled activations.
+  void run_clean() {
+    host::LaunchOptions c = base_;
+    if (iv_.mode == "resample")
       c.probe = [&](const char* name, int il, int64_t pos, std::span<float> v) {
         if (std::string_view(name) != "mlp_act") return;
         std::vector<float> keep;
-        for (const Ablation& ab : ablations)
+        for (const Ablation& ab : iv_.ablations)
           if (auto it = ab.units.find(il); it != ab.units.end())
             for (int u : it->second) keep.push_back(v[static_cast<size_t>(u)]);
-        if (!keep.empty()) clean_units[il][pos] = std::move(keep);
+        if (!keep.empty()) clean_units_[il][pos] = std::move(keep);
       };
-    clean = launch_kept(p, l, m, c);
-    if (!clean->error.empty()) fail("the clean run failed before any intervention: {}", clean->error);
+    clean_ = launch_kept(p_, l_, m_, c);
+    if (!clean_->error.empty()) fail("the clean run failed before any intervention: {}", clean_->error);
   }
 
-  // The observed run: the lens, the dump's MLP activations and final state, the interventions.
-  std::vector<int64_t> positions;
-  if (!o.positions.empty() && o.positions != "all") positions = host::parse_positions(o.positions, "--lens");
-  const bool observe = o.lens() || o.json || !o.dump.empty() || !o.html.empty();
-  // The page holds every alive field at every position it shows: 1,000 positions are about
-  // 35 MB; the lens alone keeps up to 4,096.
-  host::Lens lens(m, positions, P - 1, o.html.empty() ? 4096 : 1000);
-  std::set<int> mlp_layers;
-  if (!o.dump_mlp.empty())
-    for (int64_t il : host::parse_positions(o.dump_mlp, "--dump-mlp")) {
-      if (il >= lift::kLayerCount) fail("--dump-mlp {}: the machine's layers are 0..{}", il, lift::kLayerCount - 1);
-      mlp_layers.insert(static_cast<int>(il));
-    }
-  std::map<int, std::map<int64_t, std::vector<float>>> mlp;
-  std::mt19937_64 rng(7);
-  const int64_t clean_records = clean ? static_cast<int64_t>(clean->result.records.size()) : 0;
-  std::vector<std::string> applied;
-  auto intervention = [&](const char* name, int il, int64_t pos, std::span<float> v) {
+  // A probe: the field patches and ablations, and the MLP activations the dump keeps.
+  void intervene(const char* name, int il, int64_t pos, std::span<float> v) {
     const std::string_view n(name);
     const int sublayer = n == "embed" ? -1 : n == "attn_residual" ? lift::mixer(il) : n == "layer_out" ? lift::mlp(il) : -2;
-    for (const FieldPatch& f : patches)
+    for (const FieldPatch& f : iv_.fields)
       if (sublayer == f.sublayer && (!f.position || *f.position == pos)) {
         const lift::Field& field = lift::machine_fields()[f.field];
-        std::fill_n(v.begin() + offset + field.offset, field.size, 0.0f);
-        for (int d : f.hot) v[static_cast<size_t>(offset + d)] = 1.0f;
+        std::fill_n(v.begin() + offset_ + field.offset, field.size, 0.0f);
+        for (int d : f.hot) v[static_cast<size_t>(offset_ + d)] = 1.0f;
       }
-    for (const Ablation& ab : ablations) {
-      if (ab.position && *ab.position != pos) continue;
+    for (const Ablation& ab : iv_.ablations) {
       auto it = ab.units.find(il);
-      if (it == ab.units.end()) continue;
-      if (n == "mlp_act" && o.ablate_mode != "swap") {
-        const std::vector<int>& units = it->second;
-        if (o.ablate_mode == "zero") {
-          for (int u : units) v[static_cast<size_t>(u)] = 0.0f;
-        } else {  // resample: the same units at another generated position of the clean run
-          auto& by_pos = clean_units[il];
-          if (by_pos.empty()) continue;
-          const int64_t other = P - 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(std::max<int64_t>(1, clean_records)));
-          auto src = by_pos.lower_bound(other);
-          if (src == by_pos.end()) src = by_pos.begin();
-          for (size_t k = 0; k < units.size() && k < src->second.size(); ++k) v[static_cast<size_t>(units[k])] = src->second[k];
-        }
-      } else if (n == "layer_out" && o.ablate_mode == "swap") {
-        swap_fields(v, offset, ab.fields);
-      }
+      if ((ab.position && *ab.position != pos) || it == ab.units.end()) continue;
+      if (n == "mlp_act" && iv_.mode == "zero")
+        for (int u : it->second) v[static_cast<size_t>(u)] = 0.0f;
+      else if (n == "mlp_act" && iv_.mode == "resample")
+        resample(il, it->second, v);
+      else if (n == "layer_out" && iv_.mode == "swap")
+        swap_fields(v, offset_, ab.fields);
     }
-    if (n == "mlp_act" && mlp_layers.count(il) && (!observe || true)) mlp[il][pos].assign(v.begin(), v.end());
-  };
-  host::LaunchOptions run_options = base;
-  run_options.probe = observe ? lens.probe(intervention) : engine::ProbeFn(intervention);
-  if (!state_patches.empty())
-    run_options.edit_state = [&](int64_t position, engine::State& s) {
-      for (const StatePatch& sp : state_patches)
-        if (sp.position == position) {
-          if (sp.memory) host::write_memory_word(m, s, sp.word, sp.value);
-          else host::write_register(m, s, sp.warp, sp.lane, sp.code, sp.value);
-        }
-    };
-  std::vector<std::vector<float>> state(static_cast<size_t>(lift::kLayerCount));
-  if (!o.dump.empty())
-    run_options.on_record = [&](const Rec* r, const engine::State& s) {
-      if (r && r->kind == Tok::kEnd)
-        for (int il = 0; il < lift::kLayerCount; ++il)
-          if (m.config.is_linear(il)) {
-            std::vector<float>& d = state[static_cast<size_t>(il)];
-            d.clear();
-            for (int h = 0; h < m.config.linear_num_value_heads; ++h) {
-              std::span<const float> S = s.recurrent(m.config, il, h);
-              d.insert(d.end(), S.begin(), S.end());
-            }
-          }
-      return true;
-    };
-  const Outcome run = launch_kept(p, l, m, run_options);
-  if (run.error.empty() || intervene) {
-    // Reported below; a failed run without interventions is the plain error.
-  } else {
-    fail("{}", run.error);
-  }
-  std::vector<Rec> tokens = run.result.prompt;
-  tokens.insert(tokens.end(), run.result.records.begin(), run.result.records.end());
-  for (const std::string& f : o.fields)
-    if (!lift::machine_fields().index.count(f)) fail("--lens-fields: no field '{}' (`qgpu map` lists them)", f);
-  std::vector<host::LensPosition> decoded = observe ? host::decode_lens(lens.snapshots(), tokens, P, o.all) : std::vector<host::LensPosition>{};
-  if (!o.fields.empty())
-    for (host::LensPosition& lp : decoded)
-      for (host::LensRow& row : lp.rows)
-        std::erase_if(row.fields, [&](const host::LensField& f) { return std::find(o.fields.begin(), o.fields.end(), f.name) == o.fields.end(); });
-  if (!o.dump.empty()) write_dump(o.dump, lens, mlp, state, m, run.result);
-  if (!o.html.empty()) {  // every alive field, every record: the page's grid and timeline
-    ReportOptions all = report;
-    all.engine = "model";
-    all.dtype = engine::dtype_name(m.dtype);
-    all.with_records = true;
-    ojson page = run.error.empty() ? ojson(trace_json(p, l, host::launch_trace(run.result), all)) : ojson::object();
-    if (!run.error.empty()) {
-      page["kernel"] = p.kernel;
-      page["error"] = run.error;
-      ojson records = ojson::array();
-      for (const Rec& x : run.result.records) records.push_back(record_text(x));
-      page["records"] = records;
-    }
-    page["model"] = named.name;
-    page["lens"] = host::lens_json(host::decode_lens(lens.snapshots(), tokens, P, true));
-    page["map"] = lift::machine_map();
-    const std::string html = host::viewer_html(page);
-    write_file_atomic(o.html, [&](std::ostream& os) { os << html; });
+    if (n == "mlp_act" && mlp_layers_.count(il)) mlp_[il][pos].assign(v.begin(), v.end());
   }
 
-  report.engine = "model";
-  report.dtype = engine::dtype_name(m.dtype);
-  std::string what;
-  for (const std::string& s : o.patch_field) what += (what.empty() ? "--patch-field " : ", --patch-field ") + s;
-  for (const std::string& s : o.patch_state) what += (what.empty() ? "--patch-state " : ", --patch-state ") + s;
-  for (const std::string& s : o.ablate) what += (what.empty() ? "--ablate " : ", --ablate ") + s + " (" + o.ablate_mode + ")";
-  if (a.json || o.json) {
-    ojson j = run.error.empty() ? ojson(trace_json(p, l, host::launch_trace(run.result), report)) : ojson::object();
-    j["model"] = named.name;
-    if (observe) j["lens"] = host::lens_json(decoded);
-    if (lens.capped()) j["lens_capped"] = true;
-    if (intervene) {
-      j["intervention"] = what;
-      j["diff"] = diff_text(p, *clean, run, what);
-      if (!run.error.empty()) j["error"] = run.error;
-    }
-    if (!o.dump.empty()) j["activations"] = o.dump;
-    if (!o.html.empty()) j["html"] = o.html;
-    return fmt::print("{}\n", j.dump());
+  // The units' values at another generated position of the clean run (a fixed seed picks it).
+  void resample(int il, const std::vector<int>& units, std::span<float> v) {
+    auto& by_pos = clean_units_[il];
+    if (by_pos.empty()) return;
+    const int64_t records = std::max<int64_t>(1, static_cast<int64_t>(clean_->result.records.size()));
+    auto src = by_pos.lower_bound(P_ - 1 + static_cast<int64_t>(rng_() % static_cast<uint64_t>(records)));
+    if (src == by_pos.end()) src = by_pos.begin();
+    for (size_t k = 0; k < units.size() && k < src->second.size(); ++k) v[static_cast<size_t>(units[k])] = src->second[k];
   }
-  if (run.error.empty()) fmt::print("{}", trace_text(p, l, host::launch_trace(run.result), report.with_records));
-  if (o.lens()) fmt::print("{}", host::lens_text(decoded));
-  if (lens.capped())
-    fmt::print("lens: kept the first {} positions; give --lens POSITIONS for others\n", lens.snapshots().size());
-  if (!o.html.empty())
-    fmt::print("wrote {}: the records and the lens at {} positions (open it in a browser; {}?record=N opens at record N)\n",
-               o.html, lens.snapshots().size(), o.html);
-  if (!o.dump.empty())
-    fmt::print("wrote {}: the residual after every sublayer at {} positions{}, the final DeltaNet state, the map\n", o.dump,
-               lens.snapshots().size(), mlp.empty() ? "" : ", MLP activations");
-  if (intervene) fmt::print("{}", diff_text(p, *clean, run, what));
+
+  void run_observed() {
+    host::LaunchOptions o = base_;
+    auto probe = [this](const char* name, int il, int64_t pos, std::span<float> v) { intervene(name, il, pos, v); };
+    o.probe = observe() ? lens_.probe(probe) : engine::ProbeFn(probe);
+    if (!iv_.states.empty())
+      o.edit_state = [this](int64_t position, engine::State& s) {
+        for (const StatePatch& sp : iv_.states)
+          if (sp.position == position) {
+            if (sp.memory) host::write_memory_word(m_, s, sp.word, sp.value);
+            else host::write_register(m_, s, sp.warp, sp.lane, sp.code, sp.value);
+          }
+      };
+    state_.resize(static_cast<size_t>(lift::kLayerCount));
+    if (!o_.dump.empty())  // the final DeltaNet state
+      o.on_record = [this](const Rec* r, const engine::State& s) {
+        if (r && r->kind == Tok::kEnd)
+          for (int il = 0; il < lift::kLayerCount; ++il)
+            if (m_.config.is_linear(il))
+              for (int h = 0; h < m_.config.linear_num_value_heads; ++h) {
+                std::span<const float> S = s.recurrent(m_.config, il, h);
+                state_[static_cast<size_t>(il)].insert(state_[static_cast<size_t>(il)].end(), S.begin(), S.end());
+              }
+        return true;
+      };
+    run_ = launch_kept(p_, l_, m_, o);
+    if (!run_.error.empty() && !iv_.any()) fail("{}", run_.error);  // with an intervention, the diff reports it
+    tokens_ = run_.result.prompt;
+    tokens_.insert(tokens_.end(), run_.result.records.begin(), run_.result.records.end());
+  }
+
+  std::vector<host::LensPosition> decoded(bool all) const {
+    std::vector<host::LensPosition> d = host::decode_lens(lens_.snapshots(), tokens_, P_, all);
+    if (!o_.fields.empty())
+      for (host::LensPosition& lp : d)
+        for (host::LensRow& row : lp.rows)
+          std::erase_if(row.fields, [&](const host::LensField& f) {
+            return std::find(o_.fields.begin(), o_.fields.end(), f.name) == o_.fields.end();
+          });
+    return d;
+  }
+
+  // The launch's report (a failed run: its kernel, error and records).
+  ojson report_json(const ReportOptions& report) const {
+    if (run_.error.empty()) return trace_json(p_, l_, host::launch_trace(run_.result), report);
+    ojson records = ojson::array();
+    for (const Rec& x : run_.result.records) records.push_back(record_text(x));
+    return {{"kernel", p_.kernel}, {"error", run_.error}, {"records", records}};
+  }
+
+  // Every alive field at every position, every record: the page's grid and timeline.
+  void write_html(ReportOptions report) const {
+    report.with_records = true;
+    ojson page = report_json(report);
+    page["model"] = named_.name;
+    page["lens"] = host::lens_json(host::decode_lens(lens_.snapshots(), tokens_, P_, true));
+    page["map"] = lift::machine_map();
+    const std::string html = host::viewer_html(page);
+    write_file_atomic(o_.html, [&](std::ostream& os) { os << html; });
+  }
+
+  void print(const ReportOptions& report) const {
+    const std::vector<host::LensPosition> lens = observe() ? decoded(o_.all) : std::vector<host::LensPosition>{};
+    if (a_.json || o_.json) {
+      ojson j = report_json(report);
+      j["model"] = named_.name;
+      if (observe()) j["lens"] = host::lens_json(lens);
+      if (lens_.capped()) j["lens_capped"] = true;
+      if (iv_.any()) j["intervention"] = iv_.what, j["diff"] = diff_text(p_, *clean_, run_, iv_.what);
+      if (!o_.dump.empty()) j["activations"] = o_.dump;
+      if (!o_.html.empty()) j["html"] = o_.html;
+      return fmt::print("{}\n", j.dump());
+    }
+    if (run_.error.empty()) fmt::print("{}", trace_text(p_, l_, host::launch_trace(run_.result), report.with_records));
+    if (o_.lens()) fmt::print("{}", host::lens_text(lens));
+    if (lens_.capped())
+      fmt::print("lens: kept the first {} positions; give --lens POSITIONS for others\n", lens_.snapshots().size());
+    if (!o_.html.empty())
+      fmt::print("wrote {}: the records and the lens at {} positions (open it in a browser; {}?record=N opens at record N)\n",
+                 o_.html, lens_.snapshots().size(), o_.html);
+    if (!o_.dump.empty())
+      fmt::print("wrote {}: the residual after every sublayer at {} positions{}, the final DeltaNet state, the map\n",
+                 o_.dump, lens_.snapshots().size(), mlp_.empty() ? "" : ", MLP activations");
+    if (iv_.any()) fmt::print("{}", diff_text(p_, *clean_, run_, iv_.what));
+  }
+
+  const ModelArgs& a_;
+  const LensArgs& o_;
+  const Program& p_;
+  const Launch& l_;
+  NamedModel named_;
+  const engine::Model& m_;
+  int offset_;
+  int64_t P_;
+  Interventions iv_;
+  host::Lens lens_;
+  host::LaunchOptions base_;
+  std::set<int> mlp_layers_;
+  std::optional<Outcome> clean_;
+  Outcome run_;
+  std::vector<Rec> tokens_;
+  std::map<int, std::map<int64_t, std::vector<float>>> clean_units_, mlp_;  // layer -> position -> values
+  std::vector<std::vector<float>> state_;
+  std::mt19937_64 rng_{7};
+};
+
+}  // namespace
+
+void run_lens(const ModelArgs& a, const Program& p, const Launch& l, ReportOptions report,
+              std::optional<int64_t> max_records) {
+  host::require_generation(p, l);  // before a checkpoint of gigabytes is read for nothing
+  report.engine = "model";
+  LensRun(a, p, l, max_records).run(report);
 }
 
 }  // namespace qgpu

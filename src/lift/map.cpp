@@ -126,19 +126,9 @@ ojson code_json(const Code& c) {
 
 }  // namespace
 
-ojson machine_map(const MapOffsets& at) {
-  Trail trail;
-  const Builder b = build_machine(0, true, &trail);
-  const Layout l = machine_layout();
-  const engine::Config& c = b.config;
-  ojson j;
-  j["format"] = kMapFormat;
-  j["construction"] = construction_fingerprint();
-  j["offsets"] = {{"dims", at.dims}, {"tokens", at.tokens}, {"layers", at.layers}};
-  j["machine"] = {{"hidden_size", c.hidden_size},      {"layers", c.num_hidden_layers},
-                  {"intermediate_size", c.intermediate_size}, {"vocab", vocab_size()},
-                  {"deltanet_heads", c.linear_num_value_heads}, {"key_head_dim", c.linear_key_head_dim},
-                  {"value_head_dim", c.linear_value_head_dim}};
+namespace {
+
+ojson layers_json(const MapOffsets& at) {
   const std::vector<int> hots = machine_hots();
   ojson layers = ojson::array();
   for (int il = 0; il < kLayerCount; ++il)
@@ -147,22 +137,26 @@ ojson machine_map(const MapOffsets& at) {
                       {"holds", kLayers[il].mixer},
                       {"mlp", kLayers[il].mlp},
                       {"hots", {hots[static_cast<size_t>(mixer(il))], hots[static_cast<size_t>(mlp(il))]}}});
-  j["layers"] = layers;
+  return layers;
+}
+
+ojson fields_json(const Layout& l, const MapOffsets& at) {
   ojson fields = ojson::array();
-  for (const Field& f : l.fields) {
-    ojson fj = {{"name", f.name},
-                {"meaning", f.meaning},
-                {"code", code_json(f.code)},
-                {"dims", {f.offset + at.dims, f.size}},
-                {"born", f.life.born},
-                {"born_at", sublayer_name(f.life.born)},
-                {"cleared", f.life.cleared == kNever ? ojson(nullptr) : ojson(f.life.cleared)},
-                {"cleared_at", f.life.cleared == kNever ? ojson(nullptr) : ojson(sublayer_name(f.life.cleared))},
-                {"head", f.life.head}};
-    fields.push_back(fj);
-  }
-  j["fields"] = fields;
-  // Units: grouped by layer, stage, clear or rule, and the fields written.
+  for (const Field& f : l.fields)
+    fields.push_back({{"name", f.name},
+                      {"meaning", f.meaning},
+                      {"code", code_json(f.code)},
+                      {"dims", {f.offset + at.dims, f.size}},
+                      {"born", f.life.born},
+                      {"born_at", sublayer_name(f.life.born)},
+                      {"cleared", f.life.cleared == kNever ? ojson(nullptr) : ojson(f.life.cleared)},
+                      {"cleared_at", f.life.cleared == kNever ? ojson(nullptr) : ojson(sublayer_name(f.life.cleared))},
+                      {"head", f.life.head}});
+  return fields;
+}
+
+// The trail's units grouped by layer, stage, clear or rule, and the fields written.
+ojson units_json(const Trail& trail, const Layout& l, const MapOffsets& at) {
   struct Group {
     int layer, stage;
     bool clear;
@@ -190,15 +184,20 @@ ojson machine_map(const MapOffsets& at) {
     return a.layer != b.layer ? a.layer < b.layer : a.units.front() < b.units.front();
   });
   ojson units = ojson::array();
-  for (const Group& g : groups)
+  for (const Group& g : groups) {
+    const bool pattern = g.clear && g.layer == kHeadPatternLayer && l[g.writes.at(0)].life.cleared != kHeadPatternCleared;
     units.push_back({{"layer", g.layer + at.layers},
                      {"stage", kStages[g.stage].name},
-                     {"kind", !g.clear ? "rule" : g.layer == kHeadPatternLayer && l[g.writes.at(0)].life.cleared != kHeadPatternCleared ? "head pattern clear" : "clear"},
+                     {"kind", !g.clear ? "rule" : pattern ? "head pattern clear" : "clear"},
                      {"writes", g.writes},
                      {"reads", g.reads},
                      {"count", g.units.size()},
                      {"units", ranges_json(g.units)}});
-  j["units"] = units;
+  }
+  return units;
+}
+
+ojson heads_json(const Trail& trail, const Layout& l, const MapOffsets& at) {
   ojson heads = ojson::array();
   std::vector<Trail::HeadUse> used = trail.heads;
   std::sort(used.begin(), used.end(), [](const auto& a, const auto& b) { return std::pair(a.layer, a.head) < std::pair(b.layer, b.head); });
@@ -212,7 +211,10 @@ ojson machine_map(const MapOffsets& at) {
                      {"reads", field_names(l, h.reads, mixer(h.layer), As::kRead)},
                      {"writes", field_names(l, h.writes, mixer(h.layer), As::kWrite)}});
   }
-  j["heads"] = heads;
+  return heads;
+}
+
+ojson tokens_json(const MapOffsets& at) {
   ojson tokens = ojson::array();
   for (const Family& f : kFamilies)
     tokens.push_back({{"family", f.name},
@@ -220,7 +222,29 @@ ojson machine_map(const MapOffsets& at) {
                       {"count", f.size},
                       {"fields", f.fields},
                       {"meaning", f.meaning}});
-  j["tokens"] = tokens;
+  return tokens;
+}
+
+}  // namespace
+
+ojson machine_map(const MapOffsets& at) {
+  Trail trail;
+  const Builder b = build_machine(0, true, &trail);
+  const Layout& l = machine_fields();
+  const engine::Config& c = b.config;
+  ojson j;
+  j["format"] = kMapFormat;
+  j["construction"] = construction_fingerprint();
+  j["offsets"] = {{"dims", at.dims}, {"tokens", at.tokens}, {"layers", at.layers}};
+  j["machine"] = {{"hidden_size", c.hidden_size},      {"layers", c.num_hidden_layers},
+                  {"intermediate_size", c.intermediate_size}, {"vocab", vocab_size()},
+                  {"deltanet_heads", c.linear_num_value_heads}, {"key_head_dim", c.linear_key_head_dim},
+                  {"value_head_dim", c.linear_value_head_dim}};
+  j["layers"] = layers_json(at);
+  j["fields"] = fields_json(l, at);
+  j["units"] = units_json(trail, l, at);
+  j["heads"] = heads_json(trail, l, at);
+  j["tokens"] = tokens_json(at);
   ojson ops = ojson::array();
   for (Op o : computed_ops()) ops.push_back(op_info(o).mnemonic);
   j["computed_ops"] = ops;  // the ops whose records the layers compute (generation_gap's)
@@ -358,88 +382,106 @@ struct Owners {
   std::vector<int> read, write, clear;  // per machine dim: field index or -1
 };
 
-}  // namespace
+// check_map's work: the map's fields, unit groups and heads indexed, then every tensor of
+// the machine's layers and its token rows scanned against them.
+class MapChecker {
+ public:
+  MapChecker(const ojson& map, const engine::SafetensorsDir& w, size_t limit) : map_(map), w_(w), limit_(limit) {
+    d0_ = map["offsets"]["dims"], t0_ = map["offsets"]["tokens"], l0_ = map["offsets"]["layers"];
+    G_ = map["machine"]["hidden_size"], layers_ = map["machine"]["layers"], vocab_ = map["machine"]["vocab"];
+    dk_ = map["machine"]["key_head_dim"], dv_ = map["machine"]["value_head_dim"], nheads_ = map["machine"]["deltanet_heads"];
+    for (const ojson& f : map["fields"]) fields_.push_back(&f);
+    index_owners();
+    index_units();
+    for (const ojson& h : map["heads"]) heads_[{h["layer"].get<int>() - l0_, h["head"].get<int>()}] = &h;
+  }
 
-MapCheck check_map(const ojson& map, const engine::SafetensorsDir& w, size_t limit) {
-  MapCheck r;
-  auto problem = [&](std::string s) {
-    if (r.problems.size() < limit) r.problems.push_back(std::move(s));
-  };
-  const int d0 = map["offsets"]["dims"], t0 = map["offsets"]["tokens"], l0 = map["offsets"]["layers"];
-  const int G = map["machine"]["hidden_size"], layers = map["machine"]["layers"], vocab = map["machine"]["vocab"];
-  const int dk = map["machine"]["key_head_dim"], dv = map["machine"]["value_head_dim"];
-  const int nheads = map["machine"]["deltanet_heads"];
-  std::vector<const ojson*> fields;
-  for (const ojson& f : map["fields"]) fields.push_back(&f);
-  auto born = [&](size_t i) { return (*fields[i])["born"].get<int>(); };
-  auto cleared = [&](size_t i) { return (*fields[i])["cleared"].is_null() ? kNever : (*fields[i])["cleared"].get<int>(); };
-  auto first = [&](size_t i) { return (*fields[i])["dims"][0].get<int>() - d0; };
-  auto size = [&](size_t i) { return (*fields[i])["dims"][1].get<int>(); };
-  auto is_head = [&](size_t i) { return (*fields[i])["head"].get<bool>(); };
-  // The owners of every dim at every sublayer (the same rules the map was made with).
-  std::vector<Owners> at(static_cast<size_t>(2 * layers + 1));
-  auto owners = [&](int s) -> Owners& { return at[static_cast<size_t>(s + 1)]; };
-  for (int s = kEmbedding; s < 2 * layers; ++s) {
-    Owners& o = owners(s);
-    o.read.assign(static_cast<size_t>(G), -1);
-    o.write.assign(static_cast<size_t>(G), -1);
-    o.clear.assign(static_cast<size_t>(G), -1);
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const bool rd = (born(i) < s && s <= cleared(i)) || (is_head(i) && s <= kHeadPatternCleared);
-      const bool wr = (born(i) <= s && s < cleared(i)) || (is_head(i) && s == kEmbedding);
-      const bool cl = cleared(i) == s || (is_head(i) && s == kHeadPatternCleared);
-      for (int k = 0; k < size(i); ++k) {
-        const int dim = first(i) + k;
-        if (dim < 0 || dim >= G) {
-          problem(fmt::format("field {}: dim {} is outside the machine's {} dims", (*fields[i])["name"].get<std::string>(), dim + d0, G));
-          continue;
-        }
-        for (auto [on, v, what] : {std::tuple(rd, &o.read, "read"), std::tuple(wr, &o.write, "written"), std::tuple(cl, &o.clear, "cleared")}) {
-          if (!on) continue;
-          int& slot = (*v)[static_cast<size_t>(dim)];
-          if (slot >= 0)
-            problem(fmt::format("dim {} at {}: fields {} and {} both {} there", dim + d0, sublayer_name(s),
-                                (*fields[static_cast<size_t>(slot)])["name"].get<std::string>(), (*fields[i])["name"].get<std::string>(), what));
-          slot = static_cast<int>(i);
+  MapCheck run() {
+    for (int il = 0; il < layers_; ++il) {
+      check_mlp(il);
+      if (is_attention(il)) check_attention(il);
+      else check_deltanet(il);
+    }
+    check_tokens();
+    return std::move(r_);
+  }
+
+ private:
+  void problem(std::string s) {
+    if (r_.problems.size() < limit_) r_.problems.push_back(std::move(s));
+  }
+  const std::string& name(size_t i) const { return (*fields_[i])["name"].get_ref<const std::string&>(); }
+  Owners& owners(int s) { return at_[static_cast<size_t>(s + 1)]; }
+
+  // The owners of every dim at every sublayer (the rules the map was made with).
+  void index_owners() {
+    at_.resize(static_cast<size_t>(2 * layers_ + 1));
+    for (int s = kEmbedding; s < 2 * layers_; ++s) {
+      Owners& o = owners(s);
+      for (auto* v : {&o.read, &o.write, &o.clear}) v->assign(static_cast<size_t>(G_), -1);
+      for (size_t i = 0; i < fields_.size(); ++i) {
+        const ojson& f = *fields_[i];
+        const int born = f["born"], cleared = f["cleared"].is_null() ? kNever : f["cleared"].get<int>();
+        const bool head = f["head"];
+        const bool roles[] = {(born < s && s <= cleared) || (head && s <= kHeadPatternCleared),
+                              (born <= s && s < cleared) || (head && s == kEmbedding),
+                              cleared == s || (head && s == kHeadPatternCleared)};
+        std::vector<int>* owner[] = {&o.read, &o.write, &o.clear};
+        for (int k = 0; k < f["dims"][1].get<int>(); ++k) {
+          const int dim = f["dims"][0].get<int>() - d0_ + k;
+          if (dim < 0 || dim >= G_) {
+            problem(fmt::format("field {}: dim {} is outside the machine's {} dims", name(i), dim + d0_, G_));
+            continue;
+          }
+          for (int role = 0; role < 3; ++role) {
+            if (!roles[role]) continue;
+            int& slot = (*owner[role])[static_cast<size_t>(dim)];
+            if (slot >= 0)
+              problem(fmt::format("dim {} at {}: fields {} and {} both {} there", dim + d0_, sublayer_name(s),
+                                  name(static_cast<size_t>(slot)), name(i), role == 0 ? "read" : role == 1 ? "written" : "cleared"));
+            slot = static_cast<int>(i);
+          }
         }
       }
     }
   }
-  std::map<std::string, size_t> by_name;
-  for (size_t i = 0; i < fields.size(); ++i) by_name[(*fields[i])["name"]] = i;
-  // Per layer: unit -> group, head -> use.
-  std::vector<std::vector<const ojson*>> unit_group(static_cast<size_t>(layers));
-  for (const ojson& g : map["units"]) {
-    const int il = g["layer"].get<int>() - l0;
-    if (il < 0 || il >= layers) {
-      problem(fmt::format("a unit group names layer {}, not one of the machine's", il + l0));
-      continue;
-    }
-    auto& v = unit_group[static_cast<size_t>(il)];
-    for (const ojson& rg : g["units"])
-      for (int u = rg[0]; u <= rg[1].get<int>(); ++u) {
-        if (static_cast<int>(v.size()) <= u) v.resize(static_cast<size_t>(u) + 1, nullptr);
-        if (v[static_cast<size_t>(u)]) problem(fmt::format("L{} unit {} is in two groups", il + l0, u));
-        v[static_cast<size_t>(u)] = &g;
+
+  // Per layer: unit -> its group.
+  void index_units() {
+    groups_.resize(static_cast<size_t>(layers_));
+    for (const ojson& g : map_["units"]) {
+      const int il = g["layer"].get<int>() - l0_;
+      if (il < 0 || il >= layers_) {
+        problem(fmt::format("a unit group names layer {}, not one of the machine's", il + l0_));
+        continue;
       }
+      auto& v = groups_[static_cast<size_t>(il)];
+      for (const ojson& rg : g["units"])
+        for (int u = rg[0]; u <= rg[1].get<int>(); ++u) {
+          if (static_cast<int>(v.size()) <= u) v.resize(static_cast<size_t>(u) + 1, nullptr);
+          if (v[static_cast<size_t>(u)]) problem(fmt::format("L{} unit {} is in two groups", il + l0_, u));
+          v[static_cast<size_t>(u)] = &g;
+        }
+    }
   }
-  std::map<std::pair<int, int>, const ojson*> head_use;
-  for (const ojson& h : map["heads"]) head_use[{h["layer"].get<int>() - l0, h["head"].get<int>()}] = &h;
-  // Whether the field at `dim` (machine-relative) in role `o` is one of `names`.
-  auto allowed = [&](const std::vector<int>& o, int dim, const ojson& names) {
-    if (dim < 0 || dim >= G) return false;
+
+  // Whether the field that holds machine dim `dim` in role `o` is one of `names`.
+  bool allowed(const std::vector<int>& o, int dim, const ojson& names) const {
+    if (dim < 0 || dim >= G_) return false;
     const int f = o[static_cast<size_t>(dim)];
-    return f >= 0 && contains(names, (*fields[static_cast<size_t>(f)])["name"].get<std::string>());
-  };
-  auto field_at = [&](const std::vector<int>& o, int dim) -> std::string {
-    if (dim < 0 || dim >= G) return "a base dim";
+    return f >= 0 && contains(names, name(static_cast<size_t>(f)));
+  }
+  std::string field_at(const std::vector<int>& o, int dim) const {
+    if (dim < 0 || dim >= G_) return "a base dim";
     const int f = o[static_cast<size_t>(dim)];
-    return f < 0 ? "no field" : (*fields[static_cast<size_t>(f)])["name"].get<std::string>();
-  };
+    return f < 0 ? "no field" : name(static_cast<size_t>(f));
+  }
+
   // Every nonzero entry of a tensor: fn(row, col).
-  auto scan = [&](const std::string& name, auto fn) {
-    const engine::TensorView* t = w.find(name);
-    if (!t) return problem(fmt::format("{}: missing from the checkpoint", name));
+  template <typename Fn>
+  void scan(const std::string& tensor, Fn fn) {
+    const engine::TensorView* t = w_.find(tensor);
+    if (!t) return problem(fmt::format("{}: missing from the checkpoint", tensor));
     const int64_t rows = t->shape.empty() ? 0 : t->shape[0], cols = rows ? t->numel() / rows : 0;
     const size_t es = engine::dtype_size(t->dtype);
     const auto* bytes = static_cast<const uint8_t*>(t->data);
@@ -447,85 +489,107 @@ MapCheck check_map(const ojson& map, const engine::SafetensorsDir& w, size_t lim
       uint32_t v = 0;
       std::memcpy(&v, bytes + static_cast<size_t>(i) * es, es);
       if ((v & (es == 4 ? 0x7fffffffu : 0x7fffu)) == 0) continue;  // +-0
-      ++r.nonzeros;
+      ++r_.nonzeros;
       fn(i / cols, i % cols);
     }
-  };
-  for (int il = 0; il < layers; ++il) {
-    const std::string p = fmt::format("model.layers.{}.", il + l0);
-    const int sm = mlp(il), sx = mixer(il);
-    const auto& groups = unit_group[static_cast<size_t>(il)];
-    auto group_of = [&](int64_t u) -> const ojson* { return u < static_cast<int64_t>(groups.size()) ? groups[static_cast<size_t>(u)] : nullptr; };
+  }
+
+  void check_mlp(int il) {
+    const std::string p = fmt::format("model.layers.{}.mlp.", il + l0_);
+    const auto& groups = groups_[static_cast<size_t>(il)];
+    auto group_of = [&](int64_t u) -> const ojson* {
+      return u < static_cast<int64_t>(groups.size()) ? groups[static_cast<size_t>(u)] : nullptr;
+    };
+    const Owners& o = owners(mlp(il));
     for (const char* m : {"gate_proj", "up_proj"})
-      scan(p + "mlp." + m + ".weight", [&](int64_t u, int64_t col) {
+      scan(p + m + ".weight", [&](int64_t u, int64_t col) {
         const ojson* g = group_of(u);
-        if (!g) return problem(fmt::format("L{} {} unit {}: nonzero, but the map gives the unit to no group", il + l0, m, u));
-        const Owners& o = owners(sm);
+        if (!g) return problem(fmt::format("L{} {} unit {}: nonzero, but the map gives the unit to no group", il + l0_, m, u));
+        const int dim = static_cast<int>(col) - d0_;
         const auto& role = (*g)["kind"] != "rule" ? o.clear : o.read;
-        if (!allowed(role, static_cast<int>(col) - d0, (*g)["reads"]) && !allowed(o.read, static_cast<int>(col) - d0, (*g)["reads"]))
-          problem(fmt::format("L{} {} unit {} ({}: writes {}) reads dim {} ({}), which the map does not list", il + l0, m, u,
-                              (*g)["stage"].get<std::string>(), join((*g)["writes"], " "), col, field_at(o.read, static_cast<int>(col) - d0)));
+        if (!allowed(role, dim, (*g)["reads"]) && !allowed(o.read, dim, (*g)["reads"]))
+          problem(fmt::format("L{} {} unit {} ({}: writes {}) reads dim {} ({}), which the map does not list", il + l0_, m,
+                              u, (*g)["stage"].get<std::string>(), join((*g)["writes"], " "), col, field_at(o.read, dim)));
       });
-    scan(p + "mlp.down_proj.weight", [&](int64_t dim, int64_t u) {
+    scan(p + "down_proj.weight", [&](int64_t row, int64_t u) {
       const ojson* g = group_of(u);
-      if (!g) return problem(fmt::format("L{} down_proj unit {}: nonzero, but the map gives the unit to no group", il + l0, u));
-      const Owners& o = owners(sm);
+      if (!g) return problem(fmt::format("L{} down_proj unit {}: nonzero, but the map gives the unit to no group", il + l0_, u));
+      const int dim = static_cast<int>(row) - d0_;
       const auto& role = (*g)["kind"] != "rule" ? o.clear : o.write;
-      if (!allowed(role, static_cast<int>(dim) - d0, (*g)["writes"]))
-        problem(fmt::format("L{} down_proj unit {} ({}) writes dim {} ({}), which the map does not list", il + l0, u,
-                            (*g)["stage"].get<std::string>(), dim, field_at(role, static_cast<int>(dim) - d0)));
-    });
-    if (is_attention(il)) {
-      for (const char* m : {"q_proj", "k_proj", "v_proj", "o_proj"})
-        scan(p + "self_attn." + m + ".weight", [&](int64_t row, int64_t col) {
-          problem(fmt::format("L{} self_attn.{} [{}, {}] is nonzero: the map has no attention heads", il + l0, m, row, col));
-        });
-      continue;
-    }
-    auto use = [&](int h) -> const ojson* {
-      auto it = head_use.find({il, h});
-      return it == head_use.end() ? nullptr : it->second;
-    };
-    const int kd = nheads * dk;
-    auto reader = [&](const std::string& tensor, auto head_of) {
-      scan(p + "linear_attn." + tensor + ".weight", [&](int64_t row, int64_t col) {
-        const int h = head_of(row);
-        const ojson* u = use(h);
-        if (!u) return problem(fmt::format("L{} {} row {} (head {}): nonzero, but the map has no such head", il + l0, tensor, row, h));
-        if (!allowed(owners(sx).read, static_cast<int>(col) - d0, (*u)["reads"]))
-          problem(fmt::format("L{} head {} ({}): {} reads dim {} ({}), which the map does not list", il + l0, h,
-                              (*u)["role"].get<std::string>(), tensor, col, field_at(owners(sx).read, static_cast<int>(col) - d0)));
-      });
-    };
-    reader("in_proj_qkv", [&](int64_t row) {
-      return static_cast<int>(row < 2 * kd ? (row % kd) / dk : (row - 2 * kd) / dv);
-    });
-    reader("in_proj_z", [&](int64_t row) { return static_cast<int>(row / dv); });
-    reader("in_proj_b", [&](int64_t row) { return static_cast<int>(row); });
-    reader("in_proj_a", [&](int64_t row) { return static_cast<int>(row); });
-    scan(p + "linear_attn.out_proj.weight", [&](int64_t dim, int64_t col) {
-      const int h = static_cast<int>(col / dv);
-      const ojson* u = use(h);
-      if (!u) return problem(fmt::format("L{} out_proj column {} (head {}): nonzero, but the map has no such head", il + l0, col, h));
-      if (!allowed(owners(sx).write, static_cast<int>(dim) - d0, (*u)["writes"]))
-        problem(fmt::format("L{} head {} ({}) writes dim {} ({}), which the map does not list", il + l0, h,
-                            (*u)["role"].get<std::string>(), dim, field_at(owners(sx).write, static_cast<int>(dim) - d0)));
+      if (!allowed(role, dim, (*g)["writes"]))
+        problem(fmt::format("L{} down_proj unit {} ({}) writes dim {} ({}), which the map does not list", il + l0_, u,
+                            (*g)["stage"].get<std::string>(), row, field_at(role, dim)));
     });
   }
-  // The token rows: the machine's tokens write only the embedding's fields and the head
-  // pattern's; the base's tokens (in a merge) none of the machine's dims.
-  scan("model.embed_tokens.weight", [&](int64_t token, int64_t col) {
-    const bool machine_token = token >= t0 && token < t0 + vocab;
-    if (!machine_token) {
-      if (col >= d0 && col < d0 + G) problem(fmt::format("base token {} writes the machine's dim {}", token, col));
-      return;
-    }
-    if (col < d0 || col >= d0 + G) return problem(fmt::format("machine token {} writes base dim {}", token, col));
-    if (owners(kEmbedding).write[static_cast<size_t>(col - d0)] < 0)
-      problem(fmt::format("machine token {} writes dim {}, which no embedding field holds", token, col));
-  });
-  (void)by_name;
-  return r;
+
+  void check_attention(int il) {
+    for (const char* m : {"q_proj", "k_proj", "v_proj", "o_proj"})
+      scan(fmt::format("model.layers.{}.self_attn.{}.weight", il + l0_, m), [&](int64_t row, int64_t col) {
+        problem(fmt::format("L{} self_attn.{} [{}, {}] is nonzero: the map has no attention heads", il + l0_, m, row, col));
+      });
+  }
+
+  void check_deltanet(int il) {
+    const std::string p = fmt::format("model.layers.{}.linear_attn.", il + l0_);
+    const Owners& o = owners(mixer(il));
+    auto use = [&](int h) -> const ojson* {
+      auto it = heads_.find({il, h});
+      return it == heads_.end() ? nullptr : it->second;
+    };
+    const int kd = nheads_ * dk_;
+    auto reader = [&](const char* tensor, auto head_of) {
+      scan(p + tensor + ".weight", [&](int64_t row, int64_t col) {
+        const int h = head_of(row);
+        const ojson* u = use(h);
+        if (!u) return problem(fmt::format("L{} {} row {} (head {}): nonzero, but the map has no such head", il + l0_, tensor, row, h));
+        if (!allowed(o.read, static_cast<int>(col) - d0_, (*u)["reads"]))
+          problem(fmt::format("L{} head {} ({}): {} reads dim {} ({}), which the map does not list", il + l0_, h,
+                              (*u)["role"].get<std::string>(), tensor, col, field_at(o.read, static_cast<int>(col) - d0_)));
+      });
+    };
+    reader("in_proj_qkv", [&](int64_t row) { return static_cast<int>(row < 2 * kd ? (row % kd) / dk_ : (row - 2 * kd) / dv_); });
+    reader("in_proj_z", [&](int64_t row) { return static_cast<int>(row / dv_); });
+    reader("in_proj_b", [&](int64_t row) { return static_cast<int>(row); });
+    reader("in_proj_a", [&](int64_t row) { return static_cast<int>(row); });
+    scan(p + "out_proj.weight", [&](int64_t row, int64_t col) {
+      const int h = static_cast<int>(col / dv_), dim = static_cast<int>(row) - d0_;
+      const ojson* u = use(h);
+      if (!u) return problem(fmt::format("L{} out_proj column {} (head {}): nonzero, but the map has no such head", il + l0_, col, h));
+      if (!allowed(o.write, dim, (*u)["writes"]))
+        problem(fmt::format("L{} head {} ({}) writes dim {} ({}), which the map does not list", il + l0_, h,
+                            (*u)["role"].get<std::string>(), row, field_at(o.write, dim)));
+    });
+  }
+
+  // The machine's tokens write only the embedding's fields and the head pattern's; the
+  // base's tokens (in a merge) none of the machine's dims.
+  void check_tokens() {
+    scan("model.embed_tokens.weight", [&](int64_t token, int64_t col) {
+      if (token < t0_ || token >= t0_ + vocab_) {
+        if (col >= d0_ && col < d0_ + G_) problem(fmt::format("base token {} writes the machine's dim {}", token, col));
+        return;
+      }
+      if (col < d0_ || col >= d0_ + G_) return problem(fmt::format("machine token {} writes base dim {}", token, col));
+      if (owners(kEmbedding).write[static_cast<size_t>(col - d0_)] < 0)
+        problem(fmt::format("machine token {} writes dim {}, which no embedding field holds", token, col));
+    });
+  }
+
+  const ojson& map_;
+  const engine::SafetensorsDir& w_;
+  size_t limit_;
+  int d0_, t0_, l0_, G_, layers_, vocab_, dk_, dv_, nheads_;
+  std::vector<const ojson*> fields_;
+  std::vector<Owners> at_;
+  std::vector<std::vector<const ojson*>> groups_;
+  std::map<std::pair<int, int>, const ojson*> heads_;
+  MapCheck r_;
+};
+
+}  // namespace
+
+MapCheck check_map(const ojson& map, const engine::SafetensorsDir& w, size_t limit) {
+  return MapChecker(map, w, limit).run();
 }
 
 }  // namespace qgpu::lift
