@@ -255,10 +255,10 @@ Interventions parse_interventions(const LensArgs& o, int64_t prompt) {
 class LensRun {
  public:
   LensRun(const ModelArgs& a, const Program& p, const Launch& l, std::optional<int64_t> max_records)
-      : a_(a), o_(a.lens), p_(p), l_(l), named_(load_named_model(a.model, a.dtype)), m_(named_.model),
+      : a_(a), o_(a.lens), p_(p), l_(l), P_(static_cast<int64_t>(encode_image(p, l).size())),
+        iv_(parse_interventions(a.lens, P_)),  // a bad spec fails before gigabytes are read
+        named_(load_named_model(a.model, a.dtype)), m_(named_.model),
         offset_(m_.config.qgpu ? m_.config.qgpu->hidden_offset : 0),
-        P_(static_cast<int64_t>(encode_image(p, l).size())),
-        iv_(parse_interventions(a.lens, P_)),
         // The page holds every alive field at every position it shows: 1,000 positions are
         // about 35 MB; the lens alone keeps up to 4,096.
         lens_(m_, o_.positions.empty() || o_.positions == "all" ? std::vector<int64_t>{} : host::parse_positions(o_.positions, "--lens"),
@@ -426,11 +426,11 @@ class LensRun {
   const LensArgs& o_;
   const Program& p_;
   const Launch& l_;
+  int64_t P_;
+  Interventions iv_;
   NamedModel named_;
   const engine::Model& m_;
   int offset_;
-  int64_t P_;
-  Interventions iv_;
   host::Lens lens_;
   host::LaunchOptions base_;
   std::set<int> mlp_layers_;
