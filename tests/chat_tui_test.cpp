@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <regex>
@@ -38,6 +39,20 @@ std::string quoted(const std::string& s) {
   return q + "'";
 }
 
+// The tmux of this test process: a server of its own (-L), so no other tmux user, and no
+// other test binary, shares or stops it; its socket under the test's temporary directory
+// (TMPDIR, which the ctest fixture empties even after a killed run), removed at the end.
+std::string tmux_dir() { return (std::filesystem::temp_directory_path() / "tmux").string(); }
+std::string tmux() { return fmt::format("TMUX_TMPDIR='{}' tmux -L qgpu-chat-test-{}", tmux_dir(), getpid()); }
+
+struct TmuxCleanup : ::testing::Environment {
+  void TearDown() override {
+    shell(tmux() + " kill-server 2>/dev/null");
+    std::filesystem::remove_all(tmux_dir());
+  }
+};
+const auto* const kTmuxCleanup = ::testing::AddGlobalTestEnvironment(new TmuxCleanup);
+
 // One `qgpu chat` in a tmux session of kCols x kRows; `echo qgpu-exit-$?` after it shows how it ended.
 struct Chat {
   std::string name = fmt::format("qgpu-chat-test-{}", getpid());
@@ -45,16 +60,25 @@ struct Chat {
   explicit Chat(const std::string& args) {
     // The shell ignores SIGINT so that Ctrl-C reaches only qgpu (which installs its own handler).
     const std::string command = fmt::format("trap \"\" INT; {} chat {}; echo qgpu-exit-$?; sleep 600", QGPU_BINARY, args);
-    shell(fmt::format("tmux kill-session -t {} 2>/dev/null; tmux new-session -d -x {} -y {} -s {} {}", name, kCols,
-                      kRows, name, quoted(command)));
+    // The server exits when the previous test's session is killed; a client that meets it
+    // exiting reports "server exited unexpectedly" (seen under ASan's load): start the
+    // session again until it is there.
+    std::filesystem::create_directories(tmux_dir());
+    for (int attempt = 0; attempt < 10; ++attempt) {
+      shell(fmt::format("{0} kill-session -t {1} 2>/dev/null; {0} new-session -d -x {2} -y {3} -s {1} {4} 2>/dev/null",
+                        tmux(), name, kCols, kRows, quoted(command)));
+      if (shell(fmt::format("{} has-session -t {} 2>/dev/null && echo yes", tmux(), name)) == "yes\n") return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ADD_FAILURE() << "could not start the tmux session " << name;
   }
-  ~Chat() { shell(fmt::format("tmux kill-session -t {} 2>/dev/null", name)); }
+  ~Chat() { shell(fmt::format("{} kill-session -t {} 2>/dev/null", tmux(), name)); }
   Chat(const Chat&) = delete;
   Chat& operator=(const Chat&) = delete;
 
-  std::string screen() const { return shell(fmt::format("tmux capture-pane -p -t {}", name)); }
-  void type(const std::string& text) const { shell(fmt::format("tmux send-keys -t {} -l {}", name, quoted(text))); }
-  void keys(const std::string& names) const { shell(fmt::format("tmux send-keys -t {} {}", name, names)); }
+  std::string screen() const { return shell(fmt::format("{} capture-pane -p -t {}", tmux(), name)); }
+  void type(const std::string& text) const { shell(fmt::format("{} send-keys -t {} -l {}", tmux(), name, quoted(text))); }
+  void keys(const std::string& names) const { shell(fmt::format("{} send-keys -t {} {}", tmux(), name, names)); }
 
   // Polls the screen until `done` holds; the last screen, or "" after the deadline.
   std::string wait(const std::function<bool(const std::string&)>& done, double seconds) const {
