@@ -132,6 +132,25 @@ TEST(Lens, AStageAblationNamesTheFirstBrokenRecordAndStopsInSeconds) {
   EXPECT_NE(swap.out.find("first different record: #"), std::string::npos) << swap.out;
 }
 
+TEST(Lens, AHeadAblationAtOnePositionChangesTheRecordThatReadsIt) {
+  SKIP_UNDER_ASAN();
+  const auto [pos, record] = position_of("v0:11");
+  // L2's head 0 is the register file's read port a of lane 0 (the map's role): swapped, the
+  // add reads ~10 = -11 as its operand a; zeroed, the read is no code at all.
+  const Result swap = qgpu("run " + kVecadd + fmt::format(" --ablate heads:L{}:0@{} --ablate-mode swap", lift::kRegisterLayer, pos));
+  ASSERT_EQ(swap.status, 0) << swap.err;
+  EXPECT_NE(swap.out.find(fmt::format("first different record: #{} (generated at position {}): clean v0:11, intervened v0:-10",
+                                      record, pos)),
+            std::string::npos) << swap.out;
+  EXPECT_NE(swap.out.find("1 of 108 records differ"), std::string::npos) << swap.out;
+  const Result zero = qgpu("run " + kVecadd + fmt::format(" --ablate heads:L{}:0@{} --lens={} --lens-fields ra0",
+                                                          lift::kRegisterLayer, pos, pos));
+  ASSERT_EQ(zero.status, 0) << zero.err;
+  EXPECT_NE(zero.out.find(fmt::format("! ra0 is not a valid code after L{}.mixer: group 0: no hot entry", lift::kRegisterLayer)),
+            std::string::npos) << zero.out;
+  EXPECT_NE(zero.out.find(fmt::format("first different record: #{}", record)), std::string::npos) << zero.out;
+}
+
 TEST(Lens, TheActivationDumpHoldsTheResidualStateAndMap) {
   SKIP_UNDER_ASAN();
   test_util::TempDir tmp;
@@ -188,6 +207,7 @@ TEST(Lens, BadSpecsAreOneClearError) {
       {" --patch-state 'mem[200]=1@130'", "--patch-state mem[200]=1@130: memory words are 0..125"},
       {" --patch-state 'mem[0]=1@3'", "positions before 117 are the prompt"},
       {" --ablate 'stage:nosuch'", "--ablate stage:nosuch: no MLP rules of a stage 'nosuch' (stages: embedding, image"},
+      {" --ablate 'heads:L6:0'", "--ablate heads:L6:0: the map has no DeltaNet head 0 in L6"},
       {" --lens=x", "--lens 'x': expected token positions"},
   };
   for (const Case& c : cases) {

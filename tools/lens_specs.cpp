@@ -174,8 +174,23 @@ Ablation parse_ablation(const std::string& text, const ojson& map) {
             if (u >= r[0].get<int>() && u <= r[1].get<int>())
               for (const ojson& f : g["writes"])
                 if (std::find(a.fields.begin(), a.fields.end(), f.get<std::string>()) == a.fields.end()) a.fields.push_back(f);
+  } else if (s.starts_with("heads:")) {
+    const std::string rest = s.substr(6);
+    const size_t colon = rest.find(':');
+    if (colon == std::string::npos || rest.empty() || rest[0] != 'L') fail("{}: expected heads:LAYER:FIRST-LAST, e.g. heads:L2:0", what);
+    const int il = parse_int(rest.substr(1, colon - 1), what);
+    for (int64_t h : host::parse_positions(rest.substr(colon + 1), what)) {
+      const ojson* use = nullptr;
+      for (const ojson& x : map["heads"])
+        if (x["layer"] == il && x["head"] == h) use = &x;
+      if (!use) fail("{}: the map has no DeltaNet head {} in L{} (`qgpu map --json` lists the heads)", what, h, il);
+      a.heads[il].push_back(static_cast<int>(h));
+      for (const ojson& f : (*use)["writes"])
+        if (std::find(a.fields.begin(), a.fields.end(), f.get<std::string>()) == a.fields.end()) a.fields.push_back(f);
+    }
   } else {
-    fail("{}: expected stage:NAME, field:NAME or units:LAYER:FIRST-LAST, each optionally @POSITION", what);
+    fail("{}: expected stage:NAME, field:NAME, units:LAYER:FIRST-LAST or heads:LAYER:FIRST-LAST, each optionally "
+         "@POSITION", what);
   }
   for (auto& [il, u] : a.units) {
     std::sort(u.begin(), u.end());

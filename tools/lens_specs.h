@@ -34,15 +34,16 @@ struct StatePatch {
 // mem[WORD]=VALUE@POSITION or reg[WARP,LANE,rN|pN]=VALUE@POSITION
 StatePatch parse_state_patch(const std::string& text);
 
-// An ablation: MLP units by layer (from the map), at every position or one, and the fields
-// they write (what a swap changes).
+// An ablation: MLP units or DeltaNet heads by layer (from the map), at every position or
+// one, and the fields they write (what a swap changes).
 struct Ablation {
   std::string spec;
-  std::map<int, std::vector<int>> units;
+  std::map<int, std::vector<int>> units;   // layer -> MLP units
+  std::map<int, std::vector<int>> heads;   // layer -> DeltaNet value heads
   std::vector<std::string> fields;
   std::optional<int64_t> position;
 };
-// stage:NAME | field:NAME | units:LAYER:FIRST-LAST, each optionally @POSITION
+// stage:NAME | field:NAME | units:LAYER:FIRST-LAST | heads:LAYER:FIRST-LAST, each optionally @POSITION
 Ablation parse_ablation(const std::string& text, const nlohmann::ordered_json& map);
 
 }  // namespace qgpu

@@ -52,8 +52,8 @@ void add_lens_options(CLI::App* cmd, LensArgs& a) {
                   "mem[WORD]=VALUE@POSITION or reg[WARP,LANE,rN|pN]=VALUE@POSITION: write the machine's state before "
                   "the token at POSITION is read; prints the diff against the clean run");
   cmd->add_option("--ablate", a.ablate,
-                  "stage:NAME | units:LAYER:FIRST-LAST | field:NAME (the units that write it) [@POSITION]: ablate MLP "
-                  "units; prints the diff against the clean run");
+                  "stage:NAME | field:NAME (the MLP rules that write it) | units:LAYER:FIRST-LAST | "
+                  "heads:LAYER:FIRST-LAST (DeltaNet heads) [@POSITION]; prints the diff against the clean run");
   cmd->add_option("--ablate-mode", a.ablate_mode,
                   "zero (the naive control), resample (the units' values at another position of the clean run) or "
                   "swap (the written fields set to another valid code)")
@@ -293,12 +293,11 @@ class LensRun {
     host::LaunchOptions c = base_;
     if (iv_.mode == "resample")
       c.probe = [&](const char* name, int il, int64_t pos, std::span<float> v) {
-        if (std::string_view(name) != "mlp_act") return;
+        const std::string_view n(name);
+        if (n != "mlp_act" && n != "mixer_heads") return;
         std::vector<float> keep;
-        for (const Ablation& ab : iv_.ablations)
-          if (auto it = ab.units.find(il); it != ab.units.end())
-            for (int u : it->second) keep.push_back(v[static_cast<size_t>(u)]);
-        if (!keep.empty()) clean_units_[il][pos] = std::move(keep);
+        for (int d : ablated_dims(n, il)) keep.push_back(v[static_cast<size_t>(d)]);
+        if (!keep.empty()) (n == "mlp_act" ? clean_units_ : clean_heads_)[il][pos] = std::move(keep);
       };
     clean_ = launch_kept(p_, l_, m_, c);
     if (!clean_->error.empty()) fail("the clean run failed before any intervention: {}", clean_->error);
@@ -315,26 +314,44 @@ class LensRun {
         for (int d : f.hot) v[static_cast<size_t>(offset_ + d)] = 1.0f;
       }
     for (const Ablation& ab : iv_.ablations) {
-      auto it = ab.units.find(il);
-      if ((ab.position && *ab.position != pos) || it == ab.units.end()) continue;
-      if (n == "mlp_act" && iv_.mode == "zero")
-        for (int u : it->second) v[static_cast<size_t>(u)] = 0.0f;
-      else if (n == "mlp_act" && iv_.mode == "resample")
-        resample(il, it->second, v);
-      else if (n == "layer_out" && iv_.mode == "swap")
+      if (ab.position && *ab.position != pos) continue;
+      const std::vector<int> dims = ablation_dims(ab, n, il);  // MLP units or head channels
+      if (!dims.empty() && iv_.mode == "zero")
+        for (int d : dims) v[static_cast<size_t>(d)] = 0.0f;
+      else if (!dims.empty() && iv_.mode == "resample")
+        resample(n == "mlp_act" ? clean_units_[il] : clean_heads_[il], dims, v);
+      else if (iv_.mode == "swap" && ((n == "layer_out" && ab.units.count(il)) || (n == "attn_residual" && ab.heads.count(il))))
         swap_fields(v, offset_, ab.fields);
     }
     if (n == "mlp_act" && mlp_layers_.count(il)) mlp_[il][pos].assign(v.begin(), v.end());
   }
 
-  // The units' values at another generated position of the clean run (a fixed seed picks it).
-  void resample(int il, const std::vector<int>& units, std::span<float> v) {
-    auto& by_pos = clean_units_[il];
+  // The entries of a probe's values an ablation owns: its MLP units at "mlp_act", its heads'
+  // dv channels each at "mixer_heads".
+  std::vector<int> ablation_dims(const Ablation& ab, std::string_view n, int il) const {
+    std::vector<int> d;
+    if (n == "mlp_act")
+      if (auto it = ab.units.find(il); it != ab.units.end()) d = it->second;
+    if (n == "mixer_heads")
+      if (auto it = ab.heads.find(il); it != ab.heads.end())
+        for (int h : it->second)
+          for (int j = 0; j < m_.config.linear_value_head_dim; ++j) d.push_back(h * m_.config.linear_value_head_dim + j);
+    return d;
+  }
+  std::vector<int> ablated_dims(std::string_view n, int il) const {
+    std::vector<int> d;
+    for (const Ablation& ab : iv_.ablations)
+      for (int x : ablation_dims(ab, n, il)) d.push_back(x);
+    return d;
+  }
+
+  // The entries' values at another generated position of the clean run (a fixed seed picks it).
+  void resample(const std::map<int64_t, std::vector<float>>& by_pos, const std::vector<int>& dims, std::span<float> v) {
     if (by_pos.empty()) return;
     const int64_t records = std::max<int64_t>(1, static_cast<int64_t>(clean_->result.records.size()));
     auto src = by_pos.lower_bound(P_ - 1 + static_cast<int64_t>(rng_() % static_cast<uint64_t>(records)));
     if (src == by_pos.end()) src = by_pos.begin();
-    for (size_t k = 0; k < units.size() && k < src->second.size(); ++k) v[static_cast<size_t>(units[k])] = src->second[k];
+    for (size_t k = 0; k < dims.size() && k < src->second.size(); ++k) v[static_cast<size_t>(dims[k])] = src->second[k];
   }
 
   void run_observed() {
@@ -437,7 +454,7 @@ class LensRun {
   std::optional<Outcome> clean_;
   Outcome run_;
   std::vector<Rec> tokens_;
-  std::map<int, std::map<int64_t, std::vector<float>>> clean_units_, mlp_;  // layer -> position -> values
+  std::map<int, std::map<int64_t, std::vector<float>>> clean_units_, clean_heads_, mlp_;  // layer -> position -> values
   std::vector<std::vector<float>> state_;
   std::mt19937_64 rng_{7};
 };

@@ -20,8 +20,9 @@ namespace qgpu::engine {
 // A probe: sees named intermediates (not a launch's trace, its records): name, layer (-1:
 // none), position in the sequence, the values. "embed", "attn_residual" (after the mixer)
 // and "layer_out" (after the MLP) are the residual, which it may change (the lens's
-// interventions), as "mlp_act" (the MLP's unit activations, SiLU(gate) * up, before down);
-// "mixer_out", "ffn_out" and "result_norm" are for reading. Null in production.
+// interventions), as "mlp_act" (the MLP's unit activations, SiLU(gate) * up, before down)
+// and "mixer_heads" (a DeltaNet layer's value heads' gated outputs, [heads][dv], before
+// out_proj); "mixer_out", "ffn_out" and "result_norm" are for reading. Null in production.
 using ProbeFn = std::function<void(const char* name, int il, int64_t pos, std::span<float>)>;
 
 // Where a bf16/f16 model rounds its activations to its dtype (an f32 model: nowhere, and the

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -112,10 +113,13 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
 // dead_heads (empty: none): value heads whose q and k weight rows are all zero. With
 // ex.skip_zero_rows each head's recurrence is delta_rule_skipping. live_channels (null:
 // all): WeightStructure::live_channels of the layer; the conv runs over those alone.
+// heads_out (may be empty): sees, and may change, the value heads' gated outputs
+// [T][Hv * dv] before out_proj (the probe's "mixer_heads").
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
                     std::span<const uint8_t> dead_heads = {},
-                    const std::vector<int32_t>* live_channels = nullptr);
+                    const std::vector<int32_t>* live_channels = nullptr,
+                    const std::function<void(float*)>& heads_out = {});
 // One value head's recurrence (qwen35.md §3.3), the reference:
 //   S ← decay·S ; m = Sᵀk ; δ = β (v − m) ; S ← S + k δᵀ ; o = Sᵀq
 // S: [dk][dv] (row i: key index); k, q: [dk]; v, o, m (scratch, left holding δ): [dv].
