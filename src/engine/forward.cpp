@@ -440,9 +440,7 @@ void Runtime::forward_batch(State& s, std::span<const int32_t> tokens, float* lo
       if (l.linear)
         deltanet_layer(m, l, s.layers[il], sc.a.data(), sc.out.data(), T, sc, ex,
                        skip ? std::span<const uint8_t>(found.dead_heads[il]) : std::span<const uint8_t>(),
-                       skip && found.live_channels[il] ? &*found.live_channels[il] : nullptr,
-                       options_.probe ? std::function<void(float*)>([&](float* y) { trace("mixer_heads", il, y, c.value_dim()); })
-                                      : std::function<void(float*)>());
+                       skip && found.live_channels[il] ? &*found.live_channels[il] : nullptr, &options_.probe, il, s.n_past);
       else
         attention_layer(m, l, s.layers[il], s.n_past, sc.a.data(), sc.out.data(), T, sc, ex);
     }

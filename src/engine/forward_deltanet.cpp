@@ -165,7 +165,7 @@ void delta_rule_skipping(float* S, uint8_t& known_plain, const float* k, const f
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
                     std::span<const uint8_t> dead_heads, const std::vector<int32_t>* live_channels,
-                    const std::function<void(float*)>& heads_out) {
+                    const ProbeFn* probe, int il, int64_t n_past) {
   const Config& c = m.config;
   const DeltaNetWeights& w = l.linear_attn;
   const int64_t C = c.conv_dim(), Hk = c.linear_num_key_heads, Hv = c.linear_num_value_heads;
@@ -231,7 +231,8 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
       }
     }, live_heads * dk * dv * 4 < kParallelWork ? 1 : 0);
   }
-  if (heads_out) heads_out(y);
+  if (probe && *probe)
+    for (int64_t t = 0; t < T; ++t) (*probe)("mixer_heads", il, n_past + t, std::span<float>(y + t * Hv * dv, Hv * dv));
   linear(w.out_proj, y, out, T, s, ex);
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <deque>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -113,13 +112,13 @@ void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scrat
 // dead_heads (empty: none): value heads whose q and k weight rows are all zero. With
 // ex.skip_zero_rows each head's recurrence is delta_rule_skipping. live_channels (null:
 // all): WeightStructure::live_channels of the layer; the conv runs over those alone.
-// heads_out (may be empty): sees, and may change, the value heads' gated outputs
-// [T][Hv * dv] before out_proj (the probe's "mixer_heads").
+// probe (null: none): sees, and may change, the value heads' gated outputs before out_proj,
+// "mixer_heads" of layer il, one call a token (position n_past + t, Hv * dv values).
 void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const float* a,
                     float* out, int64_t T, Runtime::Scratch& s, const Exec& ex,
                     std::span<const uint8_t> dead_heads = {},
-                    const std::vector<int32_t>* live_channels = nullptr,
-                    const std::function<void(float*)>& heads_out = {});
+                    const std::vector<int32_t>* live_channels = nullptr, const ProbeFn* probe = nullptr,
+                    int il = -1, int64_t n_past = 0);
 // One value head's recurrence (qwen35.md §3.3), the reference:
 //   S ← decay·S ; m = Sᵀk ; δ = β (v − m) ; S ← S + k δᵀ ; o = Sᵀq
 // S: [dk][dv] (row i: key index); k, q: [dk]; v, o, m (scratch, left holding δ): [dv].
