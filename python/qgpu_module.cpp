@@ -57,12 +57,6 @@ const lift::Field& find_field(const std::string& name) {
   return l.fields[it->second];
 }
 
-// A sublayer number as the map writes it: embedding, L3.mixer, L3.mlp.
-std::string sublayer_name(int s) {
-  if (s == lift::kEmbedding) return "embedding";
-  return fmt::format("L{}.{}", s / 2, s % 2 ? "mlp" : "mixer");
-}
-
 const char* kind_name(lift::Code::Kind k) {
   switch (k) {
     case lift::Code::Kind::kDigits: return "digits";
@@ -84,9 +78,9 @@ py::dict field_dict(const lift::Field& f) {
   d["kind"] = kind_name(f.code.kind);
   d["radix"] = f.code.radix;
   d["born"] = f.life.born;
-  d["born_at"] = sublayer_name(f.life.born);
+  d["born_at"] = lift::sublayer_name(f.life.born);
   d["cleared"] = f.life.cleared >= lift::kNever ? py::object(py::none()) : py::object(py::int_(f.life.cleared));
-  d["cleared_at"] = f.life.cleared >= lift::kNever ? py::object(py::none()) : py::object(py::str(sublayer_name(f.life.cleared)));
+  d["cleared_at"] = f.life.cleared >= lift::kNever ? py::object(py::none()) : py::object(py::str(lift::sublayer_name(f.life.cleared)));
   d["head"] = f.life.head;
   d["meaning"] = f.meaning;
   return d;
@@ -498,7 +492,7 @@ PYBIND11_MODULE(qgpu, m) {
         "offset: where the GPU's dims start in the row (a merged checkpoint's base hidden size)");
   m.def("encode", &encode, py::arg("name"), py::arg("value"),
         "The field's dims holding VALUE (a word, a digit or a list of digits), as a float32 row of the field's size");
-  m.def("sublayer_name", &sublayer_name, py::arg("sublayer"), "-1 -> 'embedding', 2 il -> 'L{il}.mixer', 2 il + 1 -> 'L{il}.mlp'");
+  m.def("sublayer_name", &lift::sublayer_name, py::arg("sublayer"), "-1 -> 'embedding', 2 il -> 'L{il}.mixer', 2 il + 1 -> 'L{il}.mlp'");
   m.attr("hidden_size") = layout().used;
 
   py::class_<PyProgram>(m, "Program", "A compiled kernel with its launch (qgpu.compile)")

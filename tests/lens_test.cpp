@@ -47,10 +47,7 @@ std::pair<int64_t, int64_t> position_of(const std::string& text) {
   return {0, 0};
 }
 
-std::string sublayer_of(const std::string& field) {
-  const lift::Field& f = lift::machine_fields()[field];
-  return fmt::format("L{}.{}", f.life.born / 2, f.life.born % 2 ? "mlp" : "mixer");
-}
+std::string sublayer_of(const std::string& field) { return lift::sublayer_name(lift::machine_fields()[field].life.born); }
 
 TEST(Lens, ReadsTheAddsOperandsSumAndResultWhereTheMapSaysTheyAreWritten) {
   SKIP_UNDER_ASAN();

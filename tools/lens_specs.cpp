@@ -75,8 +75,8 @@ FieldPatch parse_field_patch(const std::string& text) {
   p.field = f.name;
   p.sublayer = sublayer.value_or(f.life.born);
   if (!(f.life.born <= p.sublayer && p.sublayer < f.life.cleared))
-    fail("{}: {} lives from {} to {}; patch it after a sublayer in between", what, f.name, host::sublayer_name(f.life.born),
-         f.life.cleared == lift::kNever ? "the end" : host::sublayer_name(f.life.cleared));
+    fail("{}: {} lives from {} to {}; patch it after a sublayer in between", what, f.name, lift::sublayer_name(f.life.born),
+         f.life.cleared == lift::kNever ? "the end" : lift::sublayer_name(f.life.cleared));
   if (f.code.kind == lift::Code::Kind::kOnes) fail("{}: {} is an energy pad, not a code", what, f.name);
   std::vector<int> digit;
   const bool word = f.code.kind == lift::Code::Kind::kNibbles || f.code.kind == lift::Code::Kind::kBits;

@@ -203,7 +203,7 @@ void write_dump(const std::string& path, const host::Lens& lens, const std::map<
                  .data = state[static_cast<size_t>(il)].data()});
   }
   std::vector<std::string> sublayers;
-  for (int s = -1; s < 2 * lift::kLayerCount; ++s) sublayers.push_back(host::sublayer_name(s));
+  for (int s = -1; s < 2 * lift::kLayerCount; ++s) sublayers.push_back(lift::sublayer_name(s));
   std::vector<std::string> tokens;
   for (const Rec& x : r.prompt) tokens.push_back(record_text(x));
   for (const Rec& x : r.records) tokens.push_back(record_text(x));

@@ -1,6 +1,8 @@
 // Zero state: what every engine starts a sequence from.
 #include "engine/state.h"
 
+#include <utility>
+
 #include "base/error.h"
 
 namespace qgpu::engine {
@@ -23,6 +25,11 @@ std::span<const float> State::recurrent(const Config& c, int il, int j) const {
   CHECK(j >= 0 && j < c.linear_num_value_heads);
   size_t n = static_cast<size_t>(c.linear_key_head_dim) * c.linear_value_head_dim;
   return std::span<const float>(layers[il].recurrent).subspan(j * n, n);
+}
+
+std::span<float> State::recurrent(const Config& c, int il, int j) {
+  const std::span<const float> r = std::as_const(*this).recurrent(c, il, j);  // this is not const: neither is r's data
+  return {const_cast<float*>(r.data()), r.size()};
 }
 
 }  // namespace qgpu::engine

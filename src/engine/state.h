@@ -38,6 +38,8 @@ struct State {
 
   // S of layer il, value head j: dk*dv floats, row i (key index) holds dv values.
   std::span<const float> recurrent(const Config& c, int il, int j) const;
+  // The same, writable: whoever writes it clears the layer's recurrent_plain.
+  std::span<float> recurrent(const Config& c, int il, int j);
 };
 
 // A fresh (all-zero) state for a model with this config.

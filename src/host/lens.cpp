@@ -20,11 +20,6 @@ size_t row_of(int sublayer) { return static_cast<size_t>(sublayer + 1); }
 
 }  // namespace
 
-std::string sublayer_name(int s) {
-  if (s < 0) return "embedding";
-  return fmt::format("L{}.{}", s / 2, s % 2 ? "mlp" : "mixer");
-}
-
 Lens::Lens(const engine::Model& m, std::vector<int64_t> positions, int64_t first, int64_t max_positions)
     : offset_(m.config.qgpu ? m.config.qgpu->hidden_offset : 0),
       dims_(lift::machine_config().hidden_size),
@@ -143,7 +138,7 @@ std::string lens_text(const std::vector<LensPosition>& positions) {
     s += "\n";
     for (const LensRow& r : p.rows) {
       if (r.fields.empty() && r.invalid.empty()) continue;
-      std::string line = fmt::format("  {:<10}", sublayer_name(r.sublayer));
+      std::string line = fmt::format("  {:<10}", lift::sublayer_name(r.sublayer));
       const size_t indent = line.size();
       size_t width = line.size();
       auto put = [&](const std::string& item) {
@@ -161,7 +156,7 @@ std::string lens_text(const std::vector<LensPosition>& positions) {
       s += line + "\n";
       for (const LensField& f : r.invalid)
         s += fmt::format("{}! {} is not a valid code after {}: {}\n", std::string(indent, ' '), f.name,
-                         sublayer_name(r.sublayer), f.error);
+                         lift::sublayer_name(r.sublayer), f.error);
     }
   }
   return s;
@@ -176,7 +171,7 @@ nlohmann::ordered_json lens_json(const std::vector<LensPosition>& positions) {
       for (const LensField& f : r.fields) fields[f.name] = f.value;
       nlohmann::ordered_json invalid = nlohmann::ordered_json::object();
       for (const LensField& f : r.invalid) invalid[f.name] = f.error;
-      nlohmann::ordered_json row = {{"sublayer", sublayer_name(r.sublayer)}, {"fields", fields}, {"invalid", invalid}};
+      nlohmann::ordered_json row = {{"sublayer", lift::sublayer_name(r.sublayer)}, {"fields", fields}, {"invalid", invalid}};
       if (r.base_norm) row["base_norm"] = *r.base_norm;
       rows.push_back(row);
     }
@@ -194,12 +189,9 @@ namespace {
 // Row `slot` of head h of layer il, writable; the layer's recurrent_plain is cleared (its
 // rows may now hold anything).
 std::span<float> state_row(const engine::Model& m, engine::State& s, int il, int h, int slot) {
-  const engine::Config& c = m.config;
-  engine::LayerState& ls = s.layers[static_cast<size_t>(il)];
-  ls.recurrent_plain.clear();
-  const size_t head = static_cast<size_t>(h) * c.linear_key_head_dim * c.linear_value_head_dim;
-  return std::span<float>(ls.recurrent).subspan(head + static_cast<size_t>(slot) * c.linear_value_head_dim,
-                                                static_cast<size_t>(c.linear_value_head_dim));
+  s.layers[static_cast<size_t>(il)].recurrent_plain.clear();
+  const size_t dv = static_cast<size_t>(m.config.linear_value_head_dim);
+  return s.recurrent(m.config, il, h).subspan(static_cast<size_t>(slot) * dv, dv);
 }
 
 // Writes `code`'s dims of `value` into row `slot` at the peak of the head's null slot row

@@ -84,8 +84,6 @@ nlohmann::ordered_json lens_json(const std::vector<LensPosition>& positions);
 void write_memory_word(const engine::Model& m, engine::State& s, int word, uint32_t value);
 void write_register(const engine::Model& m, engine::State& s, int warp, int lane, int code, uint32_t value);
 
-// "L3.mlp", "L0.mixer", "embedding".
-std::string sublayer_name(int sublayer);
 // Parses "5", "3,7,10-12" into token positions; Error naming `what` on anything else.
 std::vector<int64_t> parse_positions(const std::string& text, const std::string& what);
 

@@ -3,9 +3,16 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "base/error.h"
 
 namespace qgpu::lift {
+
+std::string sublayer_name(int s) {
+  if (s == kEmbedding) return "embedding";
+  return fmt::format("L{}.{}", s / 2, s % 2 ? "mlp" : "mixer");
+}
 
 int Field::dim(int i) const {
   CHECK(i >= 0 && i < size);

@@ -24,6 +24,8 @@ constexpr int mlp(int il) { return 2 * il + 1; }
 // The tied embedding, which is also the LM head, writes a token's head pattern into the
 // head fields' dims (Life::head); this layer's MLP clears it.
 inline constexpr int kHeadPatternLayer = 0;
+// A sublayer as the map, the lens and the docs write it: "embedding", "L3.mixer", "L3.mlp".
+std::string sublayer_name(int sublayer);
 inline constexpr int kHeadPatternCleared = mlp(kHeadPatternLayer);
 
 struct Life {

@@ -23,11 +23,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-std::string sublayer_name(int s) {
-  if (s == kEmbedding) return "embedding";
-  return fmt::format("L{}.{}", s / 2, s % 2 ? "mlp" : "mixer");
-}
-
 // What a head of the machine is for, from the plan's head constants.
 std::string head_role(int il, int h) {
   static const char* const kControl[] = {"the image address", "the ROM block address", "the step",
