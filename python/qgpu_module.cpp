@@ -44,27 +44,12 @@ namespace {
 
 constexpr size_t kMaxSource = 4 << 20;  // a .cu file read by path
 
-// The plan's fields, made once (cheap: no weights).
-const lift::Layout& layout() {
-  static const lift::Layout l = lift::machine_layout();
-  return l;
-}
 
 const lift::Field& find_field(const std::string& name) {
-  const lift::Layout& l = layout();
+  const lift::Layout& l = lift::machine_fields();
   auto it = l.index.find(name);
   if (it == l.index.end()) throw py::key_error(fmt::format("no field '{}' in the machine's map (qgpu.machine_map()['fields'])", name));
   return l.fields[it->second];
-}
-
-const char* kind_name(lift::Code::Kind k) {
-  switch (k) {
-    case lift::Code::Kind::kDigits: return "digits";
-    case lift::Code::Kind::kNibbles: return "nibbles";
-    case lift::Code::Kind::kBits: return "bits";
-    case lift::Code::Kind::kOnes: return "ones";
-  }
-  return "?";
 }
 
 bool is_word(const lift::Code& c) { return c.kind == lift::Code::Kind::kNibbles || c.kind == lift::Code::Kind::kBits; }
@@ -75,7 +60,7 @@ py::dict field_dict(const lift::Field& f) {
   d["offset"] = f.offset;
   d["size"] = f.size;
   d["code"] = f.code.describe();
-  d["kind"] = kind_name(f.code.kind);
+  d["kind"] = f.code.kind_name();
   d["radix"] = f.code.radix;
   d["born"] = f.life.born;
   d["born_at"] = lift::sublayer_name(f.life.born);
@@ -272,19 +257,10 @@ std::optional<uint32_t> word_of(py::handle v) {
   return static_cast<uint32_t>(*w & 0xffffffff);
 }
 
-// A register's name as host::write_register's code: "rN" -> 1 + N, "pN" -> 1 + kRegs + N.
+// A register's name as host::write_register's code (host::register_code).
 std::optional<int> register_code(py::handle name) {
   if (!py::isinstance<py::str>(name)) return std::nullopt;
-  const std::string s = name.cast<std::string>();
-  if (s.size() < 2 || s.size() > 3 || (s[0] != 'r' && s[0] != 'p')) return std::nullopt;
-  int n = 0;
-  for (size_t i = 1; i < s.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
-    n = n * 10 + (s[i] - '0');
-  }
-  if (s.size() == 3 && s[1] == '0') return std::nullopt;  // "r05"
-  if (s[0] == 'r') return n < kRegs ? std::optional<int>(1 + n) : std::nullopt;
-  return n < kPreds ? std::optional<int>(1 + kRegs + n) : std::nullopt;
+  return host::register_code(name.cast<std::string>());
 }
 
 const std::string& register_range() {
@@ -482,7 +458,7 @@ PYBIND11_MODULE(qgpu, m) {
   m.def("machine_map", &machine_map, "The machine's map (`qgpu map --json`) as a dict: fields, units, heads, layers, tokens");
   m.def("fields", [] {
     py::list l;
-    for (const lift::Field& f : layout().fields) l.append(field_dict(f));
+    for (const lift::Field& f : lift::machine_fields().fields) l.append(field_dict(f));
     return l;
   }, "Every residual field, as qgpu.field() gives one");
   m.def("field", [](const std::string& name) { return field_dict(find_field(name)); }, py::arg("name"),
@@ -493,7 +469,7 @@ PYBIND11_MODULE(qgpu, m) {
   m.def("encode", &encode, py::arg("name"), py::arg("value"),
         "The field's dims holding VALUE (a word, a digit or a list of digits), as a float32 row of the field's size");
   m.def("sublayer_name", &lift::sublayer_name, py::arg("sublayer"), "-1 -> 'embedding', 2 il -> 'L{il}.mixer', 2 il + 1 -> 'L{il}.mlp'");
-  m.attr("hidden_size") = layout().used;
+  m.attr("hidden_size") = lift::machine_fields().used;
 
   py::class_<PyProgram>(m, "Program", "A compiled kernel with its launch (qgpu.compile)")
       .def_property_readonly("kernel", [](const PyProgram& p) { return p.k.kernel; })

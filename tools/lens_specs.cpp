@@ -122,15 +122,13 @@ StatePatch parse_state_patch(const std::string& text) {
   if (kind != "reg") fail("{}: expected mem[...] or reg[...]", what);
   p.memory = false;
   const std::vector<std::string> part = split(inside, ',');
-  if (part.size() != 3 || part[2].size() < 2 || (part[2][0] != 'r' && part[2][0] != 'p'))
-    fail("{}: expected reg[WARP,LANE,rN] or reg[WARP,LANE,pN]", what);
+  if (part.size() != 3) fail("{}: expected reg[WARP,LANE,rN] or reg[WARP,LANE,pN]", what);
   p.warp = parse_int(part[0], what);
   p.lane = parse_int(part[1], what);
-  const int n = parse_int(part[2].substr(1), what);
-  const bool pred = part[2][0] == 'p';
-  if (p.warp < 0 || p.warp >= kWarps || p.lane < 0 || p.lane >= kLanes || n < 0 || n >= (pred ? kPreds : kRegs))
+  const std::optional<int> code = host::register_code(part[2]);
+  if (p.warp < 0 || p.warp >= kWarps || p.lane < 0 || p.lane >= kLanes || !code)
     fail("{}: warps 0..{}, lanes 0..{}, r0..r{}, p0..p{}", what, kWarps - 1, kLanes - 1, kRegs - 1, kPreds - 1);
-  p.code = pred ? 1 + kRegs + n : 1 + n;
+  p.code = *code;
   return p;
 }
 

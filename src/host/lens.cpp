@@ -217,6 +217,17 @@ void write_memory_word(const engine::Model& m, engine::State& s, int word, uint3
             fmt::format("mem[{}]", word));
 }
 
+std::optional<int> register_code(std::string_view s) {
+  if (s.size() < 2 || s.size() > 3 || (s[0] != 'r' && s[0] != 'p') || (s.size() == 3 && s[1] == '0')) return std::nullopt;
+  int n = 0;
+  for (char c : s.substr(1)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (s[0] == 'r') return n < kRegs ? std::optional<int>(1 + n) : std::nullopt;
+  return n < kPreds ? std::optional<int>(1 + kRegs + n) : std::nullopt;
+}
+
 void write_register(const engine::Model& m, engine::State& s, int warp, int lane, int code, uint32_t value) {
   if (warp < 0 || warp >= kWarps || lane < 0 || lane >= kLanes || code < 1 || code > kRegs + kPreds)
     fail("reg[{},{},{}]: warps 0..{}, lanes 0..{}, r0..r{} and p0..p{}", warp, lane, code, kWarps - 1, kLanes - 1,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -83,6 +84,9 @@ nlohmann::ordered_json lens_json(const std::vector<LensPosition>& positions);
 // holds no written row to take the scale from (before `begin`).
 void write_memory_word(const engine::Model& m, engine::State& s, int word, uint32_t value);
 void write_register(const engine::Model& m, engine::State& s, int warp, int lane, int code, uint32_t value);
+// A register's name as write_register's code: "rN" -> 1 + N, "pN" -> 1 + kRegs + N;
+// nullopt for anything else (another letter, a number out of range, "r05").
+std::optional<int> register_code(std::string_view name);
 
 // Parses "5", "3,7,10-12" into token positions; Error naming `what` on anything else.
 std::vector<int64_t> parse_positions(const std::string& text, const std::string& what);

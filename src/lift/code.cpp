@@ -29,6 +29,16 @@ int Code::dim(int group, int digit) const {
   return offset(group) + digit;
 }
 
+const char* Code::kind_name() const {
+  switch (kind) {
+    case Kind::kDigits: return "digits";
+    case Kind::kNibbles: return "nibbles";
+    case Kind::kBits: return "bits";
+    case Kind::kOnes: return "ones";
+  }
+  return "?";
+}
+
 std::string Code::describe() const {
   switch (kind) {
     case Kind::kOnes: return fmt::format("{} pad ones", ones);

@@ -34,6 +34,7 @@ struct Code {
   int offset(int group) const;             // the group's first dim
   int dim(int group, int digit) const;     // the dim of `digit` in `group`, CHECKed
   std::string describe() const;            // "one-hot 17", "8 one-hot nibbles (a word)", ...
+  const char* kind_name() const;           // "digits", "nibbles", "bits", "ones" (the map's "kind")
   bool operator==(const Code&) const = default;
 };
 

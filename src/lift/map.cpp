@@ -112,8 +112,7 @@ std::string ranges_text(const ojson& ranges) {
 }
 
 ojson code_json(const Code& c) {
-  static const char* const kKinds[] = {"digits", "nibbles", "bits", "ones"};
-  ojson j = {{"kind", kKinds[static_cast<int>(c.kind)]}, {"text", c.describe()}, {"hots", c.hots()}};
+  ojson j = {{"kind", c.kind_name()}, {"text", c.describe()}, {"hots", c.hots()}};
   if (c.kind == Code::Kind::kOnes) j["width"] = c.ones;
   else j["radix"] = c.radix;
   return j;
