@@ -39,7 +39,7 @@ std::unique_ptr<Runtime::Scratch> make_scratch(const Config& c, int64_t T) {
   s->v.resize(T * kv);
   s->small1.resize(T * std::max(1, c.linear_num_value_heads));
   s->small2.resize(T * std::max(1, c.linear_num_value_heads));
-  s->conv_out.resize(c.conv_dim());
+  s->conv_out.resize(static_cast<size_t>(T * c.conv_dim()));
   s->head_tmp.resize(static_cast<size_t>(c.value_dim()));
   s->xq.resize(static_cast<size_t>(T * widest_in * 4));
   return s;

@@ -8,8 +8,9 @@
 //     S ← decay·S ; δ = β (v − Sᵀk) ; S ← S + k δᵀ ; o = Sᵀq       (read after write)
 //     y_j = RMSNorm(o; norm) ⊙ SiLU(z_j)
 //   out = W_out y
-// Heads are independent, so they are spread over the thread pool; the arithmetic of each
-// head does not depend on the split, so every path gives the same state bit for bit.
+// Heads are independent, so they are spread over the thread pool, each running every token
+// of the batch; the arithmetic of each head does not depend on the split, so every path
+// gives the same state bit for bit.
 // With skip_zero_rows the recurrence leaves out the zero entries of k and q where that is
 // provably the same arithmetic (decay exactly 1, S free of -0, inf and NaN: sparse_rule);
 // the compiled machine's heads then touch at most a row of S each a token. Whether S is
@@ -189,8 +190,11 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
     known_plain.clear();  // delta_rule writes S without keeping it
   else if (std::ssize(known_plain) != Hv)
     known_plain.assign(Hv, 0);
+  // The conv and the q/k norms of every token first (each token's window is the one before
+  // it), then each head's recurrence over all T tokens: heads are independent, so the pool
+  // splits them once a layer, not once a token.
   for (int64_t t = 0; t < T; ++t) {
-    float* cv = s.conv_out.data();  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
+    float* cv = s.conv_out.data() + t * C;  // [C]: q [Hk][dk] | k [Hk][dk] | v [Hv][dv]
     if (live_channels)
       conv_step_live(c, w.conv1d, st.conv, u + t * C, cv, ex.act, *live_channels);
     else
@@ -202,14 +206,18 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
       for (int64_t i = 0; i < dk; ++i) q[i] *= q_scale;
       l2_norm(cv + Hk * dk + h * dk, dk, 1e-6f);
     }
-    ex.pool.parallel_for(Hv, [&](int64_t j0, int64_t j1) {
-      for (int64_t j = j0; j < j1; ++j) {
+  }
+  ex.pool.parallel_for(Hv, [&](int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j)
+      for (int64_t t = 0; t < T; ++t) {
+        float* o = y + t * Hv * dv + j * dv;
         if (!dead_heads.empty() && dead_heads[j]) {
           // q = k = 0 at every token (their weight rows are zero): S never changes and the
           // read is 0, which the gated norm keeps 0 (+0 into out_proj, as computed).
-          std::fill_n(y + t * Hv * dv + j * dv, dv, 0.0f);
+          std::fill_n(o, dv, 0.0f);
           continue;
         }
+        const float* cv = s.conv_out.data() + t * C;
         int64_t kh = m.key_head_of(static_cast<int>(j));
         const float* q = cv + kh * dk;
         const float* k = cv + Hk * dk + kh * dk;
@@ -218,7 +226,6 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         // + dt_bias) in f32.
         float beta = round_act(ex.act, sigmoid(bb[t * Hv + j]));
         float decay = std::exp(w.a[j] * softplus(aa[t * Hv + j] + w.dt_bias[j]));
-        float* o = y + t * Hv * dv + j * dv;
         float* S = &st.recurrent[j * dk * dv];
         float* delta = s.head_tmp.data() + j * dv;
         if (ex.skip_zero_rows)
@@ -229,8 +236,7 @@ void deltanet_layer(const Model& m, const LayerWeights& l, LayerState& st, const
         // Gated RMSNorm: RMSNorm(o; norm) ⊙ SiLU(z)
         gated_rms_norm(o, w.norm.data(), z + t * Hv * dv + j * dv, o, dv, eps, ex.act);
       }
-    }, live_heads * dk * dv * 4 < kParallelWork ? 1 : 0);
-  }
+  }, live_heads * dk * dv * 4 * T < kParallelWork ? 1 : 0);
   if (probe && *probe)
     for (int64_t t = 0; t < T; ++t) (*probe)("mixer_heads", il, n_past + t, std::span<float>(y + t * Hv * dv, Hv * dv));
   linear(w.out_proj, y, out, T, s, ex);

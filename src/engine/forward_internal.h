@@ -73,7 +73,7 @@ struct Runtime::Scratch {
   std::vector<float> v;         // [T][nKV*D]
   std::vector<float> small1;    // [T][Hv]
   std::vector<float> small2;    // [T][Hv]
-  std::vector<float> conv_out;  // [conv_dim] one token after conv + SiLU
+  std::vector<float> conv_out;  // [T][conv_dim] after conv + SiLU (and q, k normed)
   std::vector<float> head_tmp;  // [Hv][dv] per-head scratch (δ)
   std::vector<float> scores;    // attention scores, grows with the sequence
   std::vector<uint8_t> xq;      // activations rounded to the weight dtype
