@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/cache_dir.h"
 #include "base/error.h"
 
 namespace qgpu::merge {
@@ -480,9 +481,7 @@ std::string download_repo(const std::string& repo, const HubOptions& options) {
 }
 
 std::string default_hub_cache() {
-  if (const char* d = std::getenv("QGPU_CACHE_DIR"); d && *d) return std::string(d) + "/hub";
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/qgpu/hub";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/qgpu/hub";
+  if (std::optional<std::string> d = user_cache_dir()) return *d + "/hub";
   fail("no cache directory for downloads: set QGPU_CACHE_DIR (or HOME)");
 }
 
