@@ -25,6 +25,7 @@ void add_map_command(CLI::App& app);
 void add_build_command(CLI::App& app);
 void add_check_command(CLI::App& app);
 void add_chat_commands(CLI::App& app);  // chat, ask, eval
+void add_cache_command(CLI::App& app);  // cache, cache clear
 
 // --rounding llama|transformers; throws Error.
 engine::Rounding rounding_option(const std::string& s);

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   qgpu::add_build_command(app);
   qgpu::add_check_command(app);
   qgpu::add_chat_commands(app);
+  qgpu::add_cache_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
