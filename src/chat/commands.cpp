@@ -45,7 +45,8 @@ CommandOutcome save(const Session& s, const std::vector<std::string>& words) {
   return {{fmt::format("saved the conversation and its launches to {}", words[1])}};
 }
 
-// 6112 -> "6,112".
+}  // namespace
+
 std::string grouped(int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n), out;
   for (size_t i = 0; i < digits.size(); ++i) {
@@ -54,8 +55,6 @@ std::string grouped(int64_t n) {
   }
   return n < 0 ? "-" + out : out;
 }
-
-}  // namespace
 
 std::string prefill_line(const Prefill& p) {
   if (p.fed < p.total) return fmt::format("reading the prompt: {}/{} tokens", grouped(p.fed), grouped(p.total));

@@ -36,6 +36,9 @@ std::string prefill_line(const Prefill& p);
 // in about a second or less): the first turn's, which holds the system prompt.
 inline constexpr int64_t kPrefillShown = 256;
 
+// A count with its thousands grouped: 6112 -> "6,112".
+std::string grouped(int64_t n);
+
 // Splits a command line into words: spaces separate, '...' and "..." quote.
 std::vector<std::string> split_words(std::string_view line);
 

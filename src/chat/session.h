@@ -26,6 +26,7 @@
 #include "chat/panel.h"
 #include "engine/chat_template.h"
 #include "engine/model.h"
+#include "engine/state_cache.h"
 #include "engine/tokenizer.h"
 #include "gpu/interp.h"
 
@@ -37,10 +38,18 @@ const char* mode_name(Mode m);
 
 // The language side reading its prompt before it replies: `fed` of `total` tokens, in
 // `seconds` so far. total counts what it has not read yet (a prompt that extends the last
-// one: what it adds), so the first turn's is about the whole system prompt.
+// one: what it adds; one that starts after the prompt cache's state: what follows it), so
+// the first turn's is about the whole system prompt unless the cache holds it.
 struct Prefill {
   int64_t fed = 0, total = 0;
   double seconds = 0;
+  // Tokens before these whose state came from the prompt cache instead (the system block's:
+  // engine/state_cache.h), in every report of the reply; not counted in fed or total.
+  int64_t cached = 0;
+  // One line about the cache for the user (its state was read from the disk, a damaged file
+  // was rebuilt, it could not be written), in one report only: "" in the others. A report
+  // that carries it may come before any token is read (fed 0).
+  std::string note;
 };
 
 // The seam between the chat and a language model: the assistant's reply to a rendered
@@ -57,9 +66,16 @@ struct GeneratorOptions {
   int max_tokens = 512;
   float temperature = 0.0f;  // greedy by default: answers are reproducible
   int threads = 2;
+  // The prompt cache: the state after the prompt's system block (engine::system_block_length)
+  // kept in memory, so that a fresh start (/reset, the next question) does not read it again;
+  // and, with a directory, in a file there for the next process (engine/state_cache.h). Off:
+  // every fresh start reads the whole prompt.
+  bool prompt_cache = false;
+  std::optional<engine::PromptStateDir> prompt_cache_dir;
 };
 // The merged checkpoint's own generation (GPU tokens masked, stops at <|im_end|>); keeps its
-// recurrent state between calls and feeds only what a prompt adds to the last one.
+// recurrent state between calls and feeds only what a prompt adds to the last one; with the
+// prompt cache, a prompt that starts over starts after its system block's state.
 std::unique_ptr<TextGenerator> engine_generator(const engine::Model& m, const engine::Tokenizer& tok,
                                                 GeneratorOptions options);
 // The test seam: replies from a JSON script instead of a language model (see session.cpp).

@@ -187,7 +187,8 @@ Events make_events(Tui& t) {
   Events e;
   auto open = std::make_shared<bool>(false);  // the assistant's reply is streaming into the last line
   e.on_prefill = [&t](const Prefill& p) {  // a long prompt: tens of seconds before the first word
-    if (p.total > kPrefillShown) {
+    if (!p.note.empty()) add_line(t, "[host] " + p.note);
+    if (p.total > kPrefillShown && p.fed > 0) {
       t.status = " " + prefill_line(p) + (p.fed < p.total ? "   Ctrl-C stops" : "");
       draw(t);
     }

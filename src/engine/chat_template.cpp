@@ -169,6 +169,13 @@ std::string template_tojson(const ojson& value) {
   return value.dump();
 }
 
+size_t system_block_length(std::string_view prompt) {
+  constexpr std::string_view kOpen = "<|im_start|>system\n", kClose = "<|im_end|>\n";
+  if (!prompt.starts_with(kOpen)) return 0;
+  const size_t end = prompt.find(kClose, kOpen.size());
+  return end == std::string_view::npos ? 0 : end + kClose.size();
+}
+
 std::string render_chat(const std::vector<ChatMessage>& messages, const ChatOptions& options) {
   if (messages.empty()) fail("chat template: No messages provided.");
   std::string out = render_system_block(messages, options.tools);

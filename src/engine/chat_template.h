@@ -39,6 +39,12 @@ struct ChatOptions {
 // Error with the template's own message.
 std::string render_chat(const std::vector<ChatMessage>& messages, const ChatOptions& options);
 
+// The length of the system block a rendered prompt begins with: from "<|im_start|>system\n"
+// to the first "<|im_end|>\n" after it, included (0 when the prompt begins otherwise). Every
+// prompt of a conversation with the same system message and tools begins with the same
+// block (a system text that holds "<|im_end|>\n" itself: with the same part of it).
+size_t system_block_length(std::string_view prompt);
+
 // JSON as the template's tojson writes it (Python json.dumps: ", " and ": " separators,
 // keys in insertion order, non-ASCII kept).
 std::string template_tojson(const nlohmann::ordered_json& value);
