@@ -93,6 +93,70 @@ void expect_skip_exact(const engine::Model& m, engine::Rounding rounding) {
   EXPECT_THROW(skip.forward(s1, std::span(&text, 1), a), Error) << what;
 }
 
+// Every logit of ids on the merge at dir, loaded afresh (its base corners made again).
+std::vector<float> fresh_text_logits(const fs::path& dir, const std::vector<int32_t>& ids) {
+  const engine::Model m = host::load_checkpoint(dir);
+  engine::Runtime rt(m, {.threads = 1, .skip_zero_rows = true});
+  engine::State s = engine::make_state(m.config);
+  std::vector<float> logits;
+  rt.forward(s, ids, logits, true);
+  return logits;
+}
+
+// The .corners files under dir/base-corners.
+std::vector<fs::path> corner_files(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "base-corners", ec))
+    if (e.path().extension() == ".corners") out.push_back(e.path());
+  return out;
+}
+
+// The base's used corners from a corner file of the cache (what a 2B merge maps instead of
+// copying 3 GB at each start): the same logits as copied into memory, on the run that
+// writes the file and on the one that maps it; a damaged or truncated file is reported,
+// replaced and not used; a rewritten checkpoint gets a file of its own.
+void expect_corner_file(const fs::path& merged, const fs::path& cache, const std::vector<int32_t>& ids) {
+  const char* was = std::getenv("QGPU_CACHE_DIR");
+  const std::string cache_was = was ? was : "";
+  setenv("QGPU_BASE_CORNERS_MIN_MB", "1000000", 1);  // copied into memory
+  const std::vector<float> want = fresh_text_logits(merged, ids);
+  setenv("QGPU_CACHE_DIR", cache.c_str(), 1);
+  setenv("QGPU_BASE_CORNERS_MIN_MB", "0", 1);
+  auto expect_same = [&](const std::string& what, const char* notice) {
+    testing::internal::CaptureStderr();
+    const std::vector<float> got = fresh_text_logits(merged, ids);
+    const std::string err = testing::internal::GetCapturedStderr();
+    ASSERT_EQ(got.size(), want.size()) << what;
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0) << what;
+    EXPECT_NE(err.find(notice), std::string::npos) << what << ": " << err;
+  };
+  expect_same("the run that writes the file", "written to");
+  ASSERT_EQ(corner_files(cache).size(), 1u);
+  const fs::path file = corner_files(cache)[0];
+  expect_same("the run that maps it", "");
+  // The first corner's first row: a byte flipped where the check samples.
+  uint64_t text = 0;
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(8), f.read(reinterpret_cast<char*>(&text), 8);
+  const std::streamoff first_row = static_cast<std::streamoff>((16 + text + 4095) / 4096 * 4096);
+  char byte = 0;
+  f.seekg(first_row), f.read(&byte, 1), byte ^= 0x40, f.seekp(first_row), f.write(&byte, 1), f.close();
+  expect_same("a damaged file", "differs from the checkpoint's (damaged)");
+  fs::resize_file(file, fs::file_size(file) / 2);
+  expect_same("a truncated file", "bytes where this checkpoint's corners are");
+  ASSERT_EQ(corner_files(cache).size(), 1u);
+  fs::path shard;
+  for (const fs::directory_entry& e : fs::directory_iterator(merged))
+    if (e.path().extension() == ".safetensors") shard = e.path();
+  fs::last_write_time(shard, fs::last_write_time(shard) + std::chrono::seconds(2));
+  expect_same("a rewritten checkpoint", "written to");
+  EXPECT_EQ(corner_files(cache).size(), 2u);
+  unsetenv("QGPU_BASE_CORNERS_MIN_MB");
+  if (was) setenv("QGPU_CACHE_DIR", cache_was.c_str(), 1);
+  else unsetenv("QGPU_CACHE_DIR");
+}
+
 // Text on a merged checkpoint as the engine runs it (skip_zero_rows: the structure declared
 // from config.json, the base's weights from their dense copies) against the full product of
 // every weight in the file: every logit of `ids`, bit for bit.
@@ -129,7 +193,10 @@ void expect_chat(const std::string& dir, const engine::Model& m) {
   chat::TurnResult r = real.turn("What is 2 + 2?", {});
   EXPECT_EQ(r.rounds, 1);
   EXPECT_EQ(r.answer.find("<|gpu:"), std::string::npos) << r.answer;
-  test_util::Result ask = test_util::qgpu("ask " + dir + " 'What is 2 + 2?' --max-tokens 6 --threads 1 --json");
+  test_util::TempDir cache;  // the prompt cache's files: none at first
+  const std::string env = "QGPU_CACHE_DIR='" + cache.path.string() + "' ";
+  const std::string args = "ask " + dir + " 'What is 2 + 2?' --max-tokens 6 --threads 1 --json";
+  test_util::Result ask = test_util::qgpu_env(env, args);
   ASSERT_EQ(ask.status, 0) << ask.err;
   EXPECT_EQ(nlohmann::json::parse(ask.out)["rounds"], 1) << ask.out;
   // The system prompt's reading shows on stderr (stdout is the JSON alone); not a terminal:
@@ -146,6 +213,15 @@ void expect_chat(const std::string& dir, const engine::Model& m) {
   for (size_t i = 1; i + 1 < lines.size(); ++i)
     EXPECT_TRUE(lines[i].starts_with("[qgpu] reading the prompt: ") && lines[i].ends_with("/" + total + " tokens")) << lines[i];
   EXPECT_TRUE(lines.back().starts_with("[qgpu] read the prompt: " + total + " tokens in ")) << lines.back();
+  // The next process starts after the system prompt's state, which the first wrote into the
+  // prompt cache, says so on stderr (the question after it is too short to show), and
+  // answers the same.
+  test_util::Result again = test_util::qgpu_env(env, args);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(nlohmann::json::parse(again.out)["answer"], nlohmann::json::parse(ask.out)["answer"]);
+  EXPECT_TRUE(again.err.starts_with("[qgpu] the system prompt's state from the prompt cache (") &&
+              again.err.ends_with(" tokens)\n") && std::count(again.err.begin(), again.err.end(), '\n') == 1)
+      << again.err;
 }
 
 // The loaded merged checkpoint's GPU comes from the construction (host::load_checkpoint):
@@ -284,6 +360,7 @@ TEST(MergeBuild, F32KeepsTheBaseTextAndRunsLaunches) {
   // The engine skips the base's +0 columns and the GPU's rows from config.json's placement
   // (no scan of the base's weights): at text positions the same bits as the full product.
   expect_text_as_full_product(merged, base_tok.encode(kPrompts[0]), "merged logits at text positions");
+  expect_corner_file(tmp / "merged", tmp / "cache", base_tok.encode(kPrompts[0]));
 }
 
 TEST(MergeBuild, Bf16FromAShardedUntiedMultimodalBase) {

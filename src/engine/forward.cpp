@@ -10,6 +10,8 @@
 // calls return at once.
 #include "engine/forward.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -226,6 +228,7 @@ std::shared_ptr<const BaseCopies> base_copies_of(const Model& m) {
   if (!m.base_copies) {
     auto b = std::make_shared<BaseCopies>();
     make_base_copies(m, *b);
+    if (!b->notice.empty()) fmt::print(stderr, "[qgpu] {}\n", b->notice);
     m.base_copies = std::move(b);
   }
   return m.base_copies;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/mapped_file.h"
 #include "engine/forward.h"
 
 namespace qgpu::engine {
@@ -54,13 +55,17 @@ struct WeightStructure {
 
 // A merged checkpoint's base readers (q/k/v, in_proj_*, gate/up over the base's MLP units)
 // and the head's base rows, by the file weight's data pointer: their used corner (the first
-// d columns) copied into dense memory, so a text token reads what the base reads (in the
-// file a row is D wide and its d used columns straddle pages that the whole 31 GB file
-// competes for). Made for the first Runtime that runs text (not gpu_sequence) and kept in
-// the Model (Model::base_copies); a launch never needs them.
+// d columns) held dense, so a text token reads what the base reads (in the file a row is D
+// wide and its d used columns straddle twice the pages). Held in a corner file of the
+// user's cache, mapped like a checkpoint (forward_merged.cpp), or for small models and
+// where no cache can be written copied into memory (`bytes`). Made for the first Runtime
+// that runs text (not gpu_sequence) and kept in the Model (Model::base_copies); a launch
+// never needs them.
 struct BaseCopies {
   std::unordered_map<const void*, Linear> narrow;
   std::deque<ZeroedBytes> bytes;
+  MappedFile corners;  // the corner file, when they are read from one
+  std::string notice;  // what making them did that the user should hear (a file written), or ""
 };
 
 struct Runtime::Scratch {
