@@ -20,6 +20,7 @@
 #include "chat/session.h"
 #include "chat/tui.h"
 #include "commands.h"
+#include "engine/state_cache.h"
 #include "engine/tokenizer.h"
 
 namespace qgpu {
@@ -31,6 +32,7 @@ struct ChatArgs {
   std::string model, dtype, script, mode = "normal", question;
   int threads = 2, max_tokens = 512, slow_ms = 0, samples = 0;
   bool plain = false, json = false, no_panel = false;
+  bool no_prompt_cache = false;
 };
 
 // The model, its language side (null for the GPU-only model without --script) and the
@@ -68,7 +70,9 @@ std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
     l->greeting = fmt::format("{}: language side scripted by {} (a test seam); launches run on the model", l->dir, a.script);
   } else if (merged) {
     l->tokenizer = engine::load_tokenizer((std::filesystem::path(l->dir) / "tokenizer.json").string());
-    l->text = chat::engine_generator(l->model, *l->tokenizer, {.max_tokens = a.max_tokens, .threads = a.threads});
+    chat::GeneratorOptions o{.max_tokens = a.max_tokens, .threads = a.threads, .prompt_cache = !a.no_prompt_cache};
+    if (!a.no_prompt_cache) o.prompt_cache_dir = engine::default_prompt_state_dir();
+    l->text = chat::engine_generator(l->model, *l->tokenizer, o);
     l->greeting = fmt::format("{}: Qwen3.5 with the GPU merged in; ask in words, or / for commands", l->dir);
   } else {
     if (need_language) no_language(l->dir);  // a GPU-only checkpoint on disk
@@ -83,12 +87,14 @@ std::unique_ptr<Loaded> load(const ChatArgs& a, bool need_language) {
 }
 
 // A long prompt's reading, on stderr (stdout stays the answer, or --json's object): on a
-// terminal one line redrawn in place, else a line each quarter of the prompt and at its end.
+// terminal one line redrawn in place, else a line each quarter of the prompt and at its end;
+// the prompt cache's line (a state read from it, a damaged file) on a line of its own.
 std::function<bool(const chat::Prefill&)> prefill_meter() {
   const bool tty = isatty(2);
   auto due = std::make_shared<int64_t>(0);  // the next plain line: when this many are read
   return [tty, due](const chat::Prefill& p) {
-    if (p.total <= chat::kPrefillShown) return true;
+    if (!p.note.empty()) fmt::print(stderr, "{}[qgpu] {}\n", tty ? "\r\033[K" : "", p.note);
+    if (p.total <= chat::kPrefillShown || p.fed == 0) return true;
     const bool end = p.fed == p.total;
     if (tty) {
       fmt::print(stderr, "\r\033[K[qgpu] {}{}", chat::prefill_line(p), end ? "\n" : "");
@@ -232,6 +238,9 @@ void add_common(CLI::App* cmd, ChatArgs& a) {
   cmd->add_option("--dtype", a.dtype, "f32, bf16 or f16 (default: the checkpoint's own)");
   cmd->add_option("--threads", a.threads, "Threads for the language model's forward passes");
   cmd->add_option("--max-tokens", a.max_tokens, "Longest reply in tokens");
+  cmd->add_flag("--no-prompt-cache", a.no_prompt_cache,
+                "Read the system prompt at every start: keep its state neither in memory nor in the prompt\n"
+                "cache's files ($QGPU_CACHE_DIR/prompt-states; `qgpu cache` lists them)");
   cmd->add_option("--script", a.script,
                   "Replies from a JSON file instead of the language model (tests; no Qwen3.5 weights needed):\n"
                   "{\"rules\": [{\"when\": TEXT, \"reply\": TEXT}, ...]}: the first rule whose `when` occurs in\n"
