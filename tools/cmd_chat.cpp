@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -31,7 +32,7 @@ using ojson = nlohmann::ordered_json;
 struct ChatArgs {
   std::string model, dtype, script, mode = "normal", question;
   int threads = 2, max_tokens = 512, slow_ms = 0, samples = 0;
-  bool plain = false, json = false, no_panel = false;
+  bool plain = false, json = false, no_panel = false, print_prompt_tokens = false;
   bool no_prompt_cache = false;
 };
 
@@ -105,6 +106,32 @@ std::function<bool(const chat::Prefill&)> prefill_meter() {
     return true;
   };
 }
+
+// ask --json's clock starts with the process (this file's static initialisation, before main).
+const auto kProcessStart = std::chrono::steady_clock::now();
+double since_start() { return std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count(); }
+
+// ask's view of its language side (bench/run_chat_bench.sh reads it): the first reply's
+// prompt, when that prompt's reading ended (its last chunk's forward gives the first token's
+// logits; picking the token is an argmax) and how many of its tokens were read (the others
+// came from the prompt-state cache). print_only: keep the prompt, generate nothing.
+struct FirstReply : chat::TextGenerator {
+  std::unique_ptr<chat::TextGenerator> text;
+  bool print_only = false;
+  std::optional<std::string> prompt;
+  double first_token_seconds = -1;
+  int64_t read = -1;
+  std::string reply(const std::string& p, const std::function<bool(std::string_view)>& on_piece,
+                    const std::function<bool(const chat::Prefill&)>& on_prefill) override {
+    if (prompt) return text->reply(p, on_piece, on_prefill);
+    prompt = p;
+    if (print_only) return "";
+    return text->reply(p, on_piece, [&](const chat::Prefill& x) {
+      if (x.fed == x.total) first_token_seconds = since_start(), read = x.total;
+      return !on_prefill || on_prefill(x);
+    });
+  }
+};
 
 chat::Session make_session(Loaded& l, const ChatArgs& a) {
   return chat::Session(l.model, l.text.get(), {.mode = chat::parse_mode(a.mode), .threads = 1});
@@ -199,7 +226,14 @@ void chat_command(const ChatArgs& a) {
 
 void ask_command(const ChatArgs& a) {
   std::unique_ptr<Loaded> l = load(a, true);
+  if (a.print_prompt_tokens && !l->tokenizer) fail("--print-prompt-tokens needs the checkpoint's tokenizer (not --script)");
+  auto first = std::make_unique<FirstReply>();
+  FirstReply& f = *first;
+  f.text = std::move(l->text);
+  f.print_only = a.print_prompt_tokens;
+  l->text = std::move(first);
   chat::Session s = make_session(*l, a);
+  const double load_s = since_start();
   chat::Events ev;
   ev.on_prefill = prefill_meter();
   if (!a.json) {
@@ -209,12 +243,23 @@ void ask_command(const ChatArgs& a) {
     };
   }
   chat::TurnResult t = s.turn(a.question, ev);
+  if (a.print_prompt_tokens) {
+    std::string ids;
+    for (int32_t id : l->tokenizer->encode(*f.prompt)) ids += fmt::format("{}{}", ids.empty() ? "" : ",", id);
+    return fmt::print("{}\n", ids);
+  }
   if (!a.json) return fmt::print("{}\n", t.answer);
   ojson launches = ojson::array();
   for (const chat::LaunchReport& r : t.launches) launches.push_back(chat::launch_json(r));
-  fmt::print("{}\n", ojson{{"model", l->dir}, {"mode", a.mode}, {"question", a.question}, {"answer", t.answer},
-                           {"rounds", t.rounds}, {"launches", launches}}
-                         .dump(-1, ' ', false, ojson::error_handler_t::replace));
+  ojson j{{"model", l->dir}, {"mode", a.mode}, {"question", a.question}, {"answer", t.answer},
+          {"rounds", t.rounds}, {"launches", launches}, {"load_seconds", load_s}};
+  if (l->tokenizer && f.read >= 0) {
+    const int64_t n = static_cast<int64_t>(l->tokenizer->encode(*f.prompt).size());
+    j["first_token_seconds"] = f.first_token_seconds;
+    j["prompt_tokens"] = n;
+    j["prompt_tokens_from_cache"] = n - f.read;
+  }
+  fmt::print("{}\n", j.dump(-1, ' ', false, ojson::error_handler_t::replace));
 }
 
 void eval_command(const ChatArgs& a) {
@@ -266,7 +311,12 @@ void add_chat_commands(CLI::App& app) {
   auto* ask = app.add_subcommand("ask", "One question to the merged model; print its answer");
   ask->add_option("model", a->model, "Merged checkpoint directory, or `gpu` (the GPU-only model) with --script")->required();
   ask->add_option("question", a->question, "The question")->required();
-  ask->add_flag("--json", a->json, "Print {answer, launches: [...], rounds}");
+  ask->add_flag("--json", a->json,
+                "Print {answer, launches: [...], rounds, load_seconds} and, with the model's language side,\n"
+                "first_token_seconds (both from process start), prompt_tokens, prompt_tokens_from_cache");
+  ask->add_flag("--print-prompt-tokens", a->print_prompt_tokens,
+                "Print the first reply's prompt (the chat template with --mode's system prompt and the\n"
+                "question) as comma-separated token ids, as `qgpu generate --tokens` takes them; generate nothing");
   add_common(ask, *a);
   ask->callback([a] { ask_command(*a); });
 
