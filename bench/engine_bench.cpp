@@ -3,6 +3,7 @@
 // one JSON object. Built with the project, never run by ctest (tests do not time things);
 // bench/run_engine_bench.sh runs it next to llama.cpp on the same GGUF.
 //   engine_bench MODEL [--threads 2] [--prefill 64] [--decode 32] [--dtype bf16] [--skip-zero-rows]
+// $QGPU_MATMUL_KERNEL=avx2 measures the AVX2 kernel on an AVX-512 machine.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -133,7 +134,9 @@ int main(int argc, char** argv) try {
   getrusage(RUSAGE_SELF, &ru);
   double anon_mb = status_kb("RssAnon:") / 1024.0, file_mb = status_kb("RssFile:") / 1024.0;
   double wb = weight_bytes(m);
-  nlohmann::json j{{"model", path}, {"dtype", dtype_name(m.dtype)}, {"threads", threads},
+  const MatmulKernel k = matmul_kernel();
+  const char* kernel = k == MatmulKernel::avx512 ? "avx512" : k == MatmulKernel::avx2 ? "avx2" : "reference";
+  nlohmann::json j{{"model", path}, {"dtype", dtype_name(m.dtype)}, {"threads", threads}, {"matmul_kernel", kernel},
                    {"skip_zero_rows", skip_zero_rows},
                    {"load_s", load_s},
                    {"prefill_tokens", n_prefill}, {"prefill_tokens_per_s", n_prefill / prefill_s},

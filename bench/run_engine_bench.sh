@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Our engine vs llama.cpp on one GGUF: a random-weight model with Qwen3.5-2B's exact config
-# (bf16), prefill and decode tokens/s with the same thread count, decode weight bandwidth
-# against this machine's measured read bandwidth, peak RSS. Writes bench/engine-report.md.
-#   bench/run_engine_bench.sh [--threads 2] [--prefill 64] [--decode 32]
+# (bf16), prefill (a short prompt and a long one, a chat's system prompt) and decode tokens/s
+# with the same thread count, ours also with the AVX2 kernel forced on an AVX-512 CPU, this
+# machine's read bandwidth, peak RSS. Writes bench/engine-report.md.
+#   bench/run_engine_bench.sh [--threads 2] [--prefill 64] [--decode 32] [--long 1024]
 # First run: builds (release), writes the 3.8 GB checkpoint and its GGUF under build/bench/
 # (about 3 minutes); later runs reuse them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-threads=2 prefill=64 decode=32
+threads=2 prefill=64 decode=32 long=1024
 while [ $# -gt 0 ]; do
   case $1 in
     --threads) threads=$2; shift 2 ;;
     --prefill) prefill=$2; shift 2 ;;
     --decode) decode=$2; shift 2 ;;
+    --long) long=$2; shift 2 ;;
     *) echo "run_engine_bench: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -30,59 +32,83 @@ if [ ! -f "$dir/config.json" ]; then
 fi
 [ -f "$gguf" ] || "$qgpu" convert "$dir" --out "$gguf" --dtype bf16
 
-# Alternate the engines three times and keep each one's best decode run: this 2-core VM's
-# speed drifts by 2x over minutes, and alternating exposes both engines to the same drift.
-ours='' theirs=''
+# Alternate the engines three times (this 2-core VM's speed drifts by 2x over minutes, and
+# alternating exposes both to the same drift); each round: qgpu with this CPU's best kernel,
+# qgpu forced to AVX2 (on an AVX-512 CPU), llama.cpp, each at the short prompt (prefill and
+# decode) and at the long one (a chat's system prompt: prefill only). Medians are reported.
+avx2=0
+grep -q avx512_bf16 /proc/cpuinfo && avx2=1
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
 for round in 1 2 3; do
-  echo "== round $round: qgpu engine ($threads threads)"
-  o=$(build/release/bench/engine_bench "$gguf" --threads "$threads" --prefill "$prefill" --decode "$decode")
-  echo "$o"
-  echo "== round $round: llama.cpp ($threads threads)"
-  t=$(node tests/llamacpp/llama_run.mjs --model "$gguf" --bench --prefill "$prefill" --decode "$decode" --threads "$threads")
-  echo "$t"
-  ours=$(python3 -c 'import json,sys; a,b=sys.argv[1],sys.argv[2]; print(b if not a or json.loads(b)["decode_tokens_per_s"]>json.loads(a)["decode_tokens_per_s"] else a)' "$ours" "$o")
-  theirs=$(python3 -c 'import json,sys; a,b=sys.argv[1],sys.argv[2]; print(b if not a or json.loads(b)["decode_median_ms"]<json.loads(a)["decode_median_ms"] else a)' "$theirs" "$t")
+  for side in qgpu avx2 llama; do
+    [ $side = avx2 ] && [ $avx2 = 0 ] && continue
+    for n in "$prefill" "$long"; do
+      d=$decode; [ "$n" = "$long" ] && d=1
+      echo "== round $round: $side, prefill $n, decode $d ($threads threads)"
+      if [ $side = llama ]; then
+        node tests/llamacpp/llama_run.mjs --model "$gguf" --bench --prefill "$n" --decode "$d" --threads "$threads" \
+          >"$results/$side.$n.$round.json"
+      else
+        kernel=''; [ $side = avx2 ] && kernel=avx2  # empty: this CPU's best
+        QGPU_MATMUL_KERNEL=$kernel build/release/bench/engine_bench "$gguf" --threads "$threads" --prefill "$n" --decode "$d" >"$results/$side.$n.$round.json"
+      fi
+      cat "$results/$side.$n.$round.json"
+    done
+  done
 done
 
-python3 - "$ours" "$theirs" "$threads" <<'PY'
-import json, sys, datetime, platform, subprocess
-ours, theirs, threads = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+python3 - "$results" "$threads" "$prefill" "$long" "$avx2" <<'PY'
+import json, sys, datetime, statistics, subprocess
+results, threads, short, long_, avx2 = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] == "1"
 cpu = subprocess.run(["sh", "-c", "lscpu | grep 'Model name' | cut -d: -f2"], capture_output=True, text=True).stdout.strip()
-# Decode tokens/s from the median step time for both engines (llama_run's own
-# decode_tok_per_s is a mean, which one slow step drags down).
-theirs_decode = 1000.0 / theirs["decode_median_ms"]
-ratio_d = ours["decode_tokens_per_s"] / theirs_decode
-ratio_p = ours["prefill_tokens_per_s"] / theirs["prefill_tok_per_s"]
-rows = [
-  ("decode tokens/s (1 / median step)", f'{ours["decode_tokens_per_s"]:.2f}', f'{theirs_decode:.2f}', f"{ratio_d:.2f}x"),
-  ("decode median ms/token", f'{ours["decode_median_ms"]:.1f}', f'{theirs["decode_median_ms"]:.1f}', ""),
-  (f'prefill tokens/s ({ours["prefill_tokens"]} tokens)', f'{ours["prefill_tokens_per_s"]:.2f}', f'{theirs["prefill_tok_per_s"]:.2f}', f"{ratio_p:.2f}x"),
-]
+sides = ["qgpu"] + (["avx2"] if avx2 else []) + ["llama"]
+def runs(side, n):
+    return [json.load(open(f"{results}/{side}.{n}.{r}.json")) for r in (1, 2, 3)]
+def decode(j):  # tokens/s from the median step (llama_run's own decode_tok_per_s is a mean)
+    return 1000.0 / j["decode_median_ms"]
+def prefill(j):
+    return j.get("prefill_tokens_per_s", j.get("prefill_tok_per_s"))
+def med(xs):
+    return statistics.median(xs)
+def cell(xs):
+    return f"{med(xs):.2f} ({min(xs):.2f}-{max(xs):.2f})"
+metrics = [(f"decode tokens/s (1 / median step)", short, decode), (f"prefill tokens/s ({short} tokens)", short, prefill),
+           (f"prefill tokens/s ({long_} tokens)", long_, prefill)]
+head = "| | qgpu |" + (" qgpu, AVX2 kernel |" if avx2 else "") + " llama.cpp | qgpu / llama.cpp |" + (" AVX2 / llama.cpp |" if avx2 else "")
+rows = [head, "|---|" + "---|" * (len(sides) + 1 + avx2)]
+ratios = {}
+for name, n, f in metrics:
+    vals = {s: [f(j) for j in runs(s, n)] for s in sides}
+    r = med(vals["qgpu"]) / med(vals["llama"])
+    ratios[name] = r
+    row = f"| {name} | " + " | ".join(cell(vals[s]) for s in sides) + f" | {r:.2f}x |"
+    if avx2: row += f" {med(vals['avx2']) / med(vals['llama']):.2f}x |"
+    rows.append(row)
+ours = runs("qgpu", short)[0]
 out = [
   "# Engine benchmark: qgpu vs llama.cpp",
   "",
   f"Generated by `bench/run_engine_bench.sh` on {datetime.date.today()} ({cpu}, {threads} threads each;",
-  "the engines alternate three times and each one's best decode run is kept).",
+  "the engines alternate three times; medians, with the range of the three runs).",
   "Model: random weights with Qwen3.5-2B's exact config (24 layers [LLLF]x6, hidden 2048,",
   "vocab 248320, tied), bf16, one GGUF file read by both engines. llama.cpp is",
   "node-llama-cpp 3.21.1 (release v0.4.0, prebuilt CPU build), F32 KV cache, flash attention off.",
+  f"qgpu's matmul kernel: {ours['matmul_kernel']}" + ("; the AVX2 column forces the AVX2 + FMA + F16C kernel "
+  "(QGPU_MATMUL_KERNEL=avx2) on the same CPU (llama.cpp keeps its AVX-512 build)." if avx2 else "."),
   "",
-  "| | qgpu | llama.cpp | qgpu / llama.cpp |",
-  "|---|---|---|---|",
-  *[f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows],
+  *rows,
   "",
-  f'Decode reads {ours["weight_bytes_per_token"]/1e9:.2f} GB of weights per token: qgpu achieves '
-  f'{ours["decode_weight_gb_per_s"]:.1f} GB/s of the {ours["machine_read_gb_per_s"]:.1f} GB/s this machine reads '
-  f'with {threads} threads ({100*ours["decode_weight_gb_per_s"]/ours["machine_read_gb_per_s"]:.0f}%).',
-  f'Weights are mmap\'d, never copied: peak RSS {ours["peak_rss_mb"]:.0f} MB, of which anonymous '
-  f'(heap, buffers) {ours["rss_anon_mb"]:.0f} MB and file-backed (the mapped GGUF) {ours["rss_file_mb"]:.0f} MB.',
+  f'Decode reads {ours["weight_bytes_per_token"]/1e9:.2f} GB of weights per token; this machine reads '
+  f'{ours["machine_read_gb_per_s"]:.1f} GB/s with {threads} threads. Weights are mmap\'d, never copied: peak RSS '
+  f'{ours["peak_rss_mb"]:.0f} MB, of which anonymous {ours["rss_anon_mb"]:.0f} MB and file-backed {ours["rss_file_mb"]:.0f} MB.',
   "",
   "Raw results:",
   "",
   "```json",
-  json.dumps({"qgpu": ours, "llama.cpp": theirs}, indent=2),
+  json.dumps({f"{s}.{n}": runs(s, n) for s in sides for n in (short, long_)}, indent=1),
   "```",
 ]
 open("bench/engine-report.md", "w").write("\n".join(out) + "\n")
-print("\n".join(out[8:13]))
+print("\n".join(out[2:8 + len(rows) + 2]))
 PY

@@ -90,7 +90,9 @@ void matmul_reference(const Linear& w, const float* x, float* y, int64_t T, void
 void matmul_rows_reference(const Linear& w, const void* xq, float* y, int64_t T, int64_t o0, int64_t o1,
                            int64_t used = 0);  // used > 0: only the first `used` inputs
 // The kernel matmul_fast runs on this CPU: AVX-512 BF16, else AVX2 + FMA + F16C, else the
-// reference loop. Each differs from the reference only in the order of the sum.
+// reference loop, unless $QGPU_MATMUL_KERNEL names another this CPU has (avx512, avx2,
+// reference; anything else is an Error). Each differs from the reference only in the order
+// of the sum.
 enum class MatmulKernel { reference, avx2, avx512 };
 MatmulKernel matmul_kernel();
 // k: another kernel this CPU has (the tests run each).

@@ -13,8 +13,11 @@
 #include <cpuid.h>
 #include <immintrin.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
+#include "base/error.h"
 #include "engine/ops.h"
 
 namespace qgpu::engine {
@@ -229,11 +232,28 @@ bool cpu_has_avx512_bf16() {
   return has;
 }
 
+namespace {
+
+// The best kernel this CPU has, or the one $QGPU_MATMUL_KERNEL names (avx512, avx2 or
+// reference: how a bench measures the AVX2 path on an AVX-512 machine).
+MatmulKernel chosen_kernel() {
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
+  const MatmulKernel best = cpu_has_avx512_bf16() ? MatmulKernel::avx512 : avx2 ? MatmulKernel::avx2 : MatmulKernel::reference;
+  const char* v = std::getenv("QGPU_MATMUL_KERNEL");
+  if (!v || !*v) return best;
+  const std::string name = v;
+  if (name == "reference") return MatmulKernel::reference;
+  if (name == "avx2" && avx2) return MatmulKernel::avx2;
+  if (name == "avx512" && best == MatmulKernel::avx512) return MatmulKernel::avx512;
+  fail("$QGPU_MATMUL_KERNEL is '{}': expected {}reference (this CPU's best is {})", name,
+       best == MatmulKernel::avx512 ? "avx512, avx2 or " : avx2 ? "avx2 or " : "",
+       best == MatmulKernel::avx512 ? "avx512" : avx2 ? "avx2" : "reference");
+}
+
+}  // namespace
+
 MatmulKernel matmul_kernel() {
-  static const MatmulKernel k = cpu_has_avx512_bf16() ? MatmulKernel::avx512
-                              : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c()
-                                  ? MatmulKernel::avx2
-                                  : MatmulKernel::reference;
+  static const MatmulKernel k = chosen_kernel();
   return k;
 }
 
