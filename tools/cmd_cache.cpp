@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "base/error.h"
+#include "chat/commands.h"
 #include "commands.h"
 #include "engine/state_cache.h"
 
@@ -32,7 +33,7 @@ void list_cache(const engine::PromptStateDir& d) {
              megabytes(total), fmt::format("{} MB", d.max_bytes >> 20));
   for (auto it = entries.rbegin(); it != entries.rend(); ++it)  // the most recently used first
     fmt::print("  {}  {:>10}  {:>7} tokens  used {}  {}\n", std::filesystem::path(it->path).filename().string(),
-               megabytes(it->bytes), it->tokens < 0 ? std::string("?") : std::to_string(it->tokens),
+               megabytes(it->bytes), it->tokens < 0 ? std::string("?") : chat::grouped(it->tokens),
                local_minute(it->mtime_ns), it->model.empty() ? "(unreadable header)" : it->model);
   if (!entries.empty()) fmt::print("`qgpu cache clear` removes them.\n");
 }
