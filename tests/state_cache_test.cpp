@@ -291,6 +291,9 @@ TEST(StateCache, QgpuCacheListsTheFilesAndClearRemovesThem) {
   const std::string stale = f.path + ".tmp.999999999", other = dir + "/notes.txt";  // no such process
   std::ofstream(stale) << "partial";
   std::ofstream(other) << "not ours";
+  const std::string corners = f.cache / "base-corners";  // a merge's corner file (base_corners.h), listed by its checkpoint
+  fs::create_directories(corners);
+  std::ofstream(corners + "/00000000000000aa.corners") << "qgpuBCF1........qgpu base corners 1\nfile: /m/merged/model.safetensors 1 bytes\n";
   const test_util::Result list = test_util::qgpu_env(env, "cache");
   ASSERT_EQ(list.status, 0) << list.err;
   EXPECT_TRUE(list.out.starts_with("prompt cache: " + dir + " (2 files, ")) << list.out;
@@ -299,16 +302,23 @@ TEST(StateCache, QgpuCacheListsTheFilesAndClearRemovesThem) {
   EXPECT_NE(list.out.find("    100 tokens  used "), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("     50 tokens  used "), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("  " + f.ck.path() + "\n"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("\nbase corners: " + corners + " (1 file, "), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("  00000000000000aa.corners  "), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("  /m/merged\n"), std::string::npos) << list.out;
   EXPECT_TRUE(list.out.ends_with("`qgpu cache clear` removes them.\n")) << list.out;
   const test_util::Result clear = test_util::qgpu_env(env, "cache clear");
   ASSERT_EQ(clear.status, 0) << clear.err;
   EXPECT_TRUE(clear.out.starts_with("prompt cache: removed 3 files (")) << clear.out;
-  EXPECT_TRUE(clear.out.ends_with(") from " + dir + "\n")) << clear.out;
+  EXPECT_NE(clear.out.find(") from " + dir + "\n"), std::string::npos) << clear.out;
+  EXPECT_NE(clear.out.find("\nbase corners: removed 1 file ("), std::string::npos) << clear.out;
+  EXPECT_FALSE(fs::exists(corners + "/00000000000000aa.corners"));
   EXPECT_TRUE(list_prompt_states(dir).empty());
   EXPECT_FALSE(fs::exists(stale));
   EXPECT_TRUE(fs::exists(other));
   const test_util::Result empty = test_util::qgpu_env(env, "cache");
-  EXPECT_EQ(empty.out, "prompt cache: " + dir + " (0 files, 0.0 MB of a 2048 MB budget)\n");
+  EXPECT_TRUE(empty.out.starts_with("prompt cache: " + dir + " (0 files, 0.0 MB of a 2048 MB budget)\nbase corners: " +
+                                    corners + " (0 files, 0.0 MB of a 8192 MB budget)\n"))
+      << empty.out;
 }
 
 }  // namespace

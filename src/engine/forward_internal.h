@@ -109,6 +109,40 @@ void declare_merged_structure(const Model& m, WeightStructure& s);
 void make_base_copies(const Model& m, BaseCopies& b);
 void release_file_pages(const Model& m, const void* p, size_t n);
 
+// Calls fn(file) for every file the model maps (a weight's bytes lie in one of them, or in
+// memory, where MappedFile's calls do nothing).
+template <typename Fn>
+void for_each_file(const Model& m, Fn fn) {
+  for (const SafetensorsDir& d : m.safetensors)
+    for (const SafetensorsFile& f : d.shards) fn(f.file);
+  for (const GgufFile& g : m.gguf) fn(g.file);
+}
+
+// Calls fn(w, rows) for every reader of a merged checkpoint's base layers with the rows the
+// base has (gate and up: its MLP units; past them, +0 padding), then fn(head, base tokens).
+template <typename Fn>
+void for_each_base_reader(const Model& m, Fn fn) {
+  const Config& c = m.config;
+  const int64_t units = c.qgpu->base_intermediate > 0 ? c.qgpu->base_intermediate : c.intermediate_size;
+  for (int il = c.qgpu->layers; il < c.num_hidden_layers; ++il) {
+    const LayerWeights& l = m.layers[il];
+    if (l.linear) {
+      for (const Linear* w : {&l.linear_attn.in_proj_qkv, &l.linear_attn.in_proj_z, &l.linear_attn.in_proj_b,
+                              &l.linear_attn.in_proj_a})
+        fn(*w, w->out());
+    } else {
+      for (const Linear* w : {&l.self_attn.q_proj, &l.self_attn.k_proj, &l.self_attn.v_proj}) fn(*w, w->out());
+    }
+    fn(l.gate_proj, units);
+    fn(l.up_proj, units);
+  }
+  fn(m.lm_head, int64_t{c.qgpu->token_offset});
+}
+
+// Rows [r0, r0 + rows) of w over its first d columns into out (rows * d elements), read from
+// the file w lies in (else from memory).
+void read_corner(const Model& m, const Linear& w, int64_t r0, int64_t rows, int64_t d, uint8_t* out);
+
 // One matmul through the chosen path; the output rounded to ex.act (an nn.Linear's output
 // is a tensor in the model dtype: f32 accumulation, one rounding).
 void linear(const Linear& w, const float* x, float* y, int64_t T, Runtime::Scratch& s,

@@ -211,25 +211,6 @@ const char* matmul_name(const RuntimeOptions& o) {
   return "fast reference";
 }
 
-// The weight files' lines (and each HF directory's config.json, as text); "" when none.
-std::string weight_file_lines(const Model& m) {
-  std::string out;
-  std::vector<std::string> dirs;
-  for (const SafetensorsDir& d : m.safetensors)
-    for (const SafetensorsFile& f : d.shards) {
-      out += fmt::format("file: {} {}\n", f.file.path(), file_identity(f.file.path()));
-      const std::string dir = fs::path(f.file.path()).parent_path().string();
-      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
-    }
-  for (const GgufFile& g : m.gguf) out += fmt::format("file: {} {}\n", g.file.path(), file_identity(g.file.path()));
-  if (out.empty()) return out;
-  for (const std::string& dir : dirs) {
-    const std::string config = (fs::path(dir) / "config.json").string();
-    const std::string text = fs::exists(config) ? read_text_file(config, kMaxJsonBytes, "config.json") : "(none)";
-    out += fmt::format("config.json: {} {}\n", config, nlohmann::json(text).dump());
-  }
-  return out;
-}
 
 // ---- the directory ----
 
@@ -263,6 +244,25 @@ void describe_entry(PromptStateEntry& e) {
 
 }  // namespace
 
+std::string checkpoint_identity(const Model& m) {
+  std::string out;
+  std::vector<std::string> dirs;
+  for (const SafetensorsDir& d : m.safetensors)
+    for (const SafetensorsFile& f : d.shards) {
+      out += fmt::format("file: {} {}\n", f.file.path(), file_identity(f.file.path()));
+      const std::string dir = fs::path(f.file.path()).parent_path().string();
+      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    }
+  for (const GgufFile& g : m.gguf) out += fmt::format("file: {} {}\n", g.file.path(), file_identity(g.file.path()));
+  if (out.empty()) return out;
+  for (const std::string& dir : dirs) {
+    const std::string config = (fs::path(dir) / "config.json").string();
+    const std::string text = fs::exists(config) ? read_text_file(config, kMaxJsonBytes, "config.json") : "(none)";
+    out += fmt::format("config.json: {} {}\n", config, nlohmann::json(text).dump());
+  }
+  return out;
+}
+
 std::optional<PromptStateDir> default_prompt_state_dir() {
   std::optional<std::string> base = user_cache_dir();
   if (!base) return std::nullopt;
@@ -277,7 +277,7 @@ std::optional<PromptStateDir> default_prompt_state_dir() {
 }
 
 std::optional<std::string> prompt_state_key(const Model& m, const RuntimeOptions& o, std::span<const int32_t> prefix) {
-  const std::string files = weight_file_lines(m);
+  const std::string files = checkpoint_identity(m);
   if (files.empty()) return std::nullopt;
   std::string key = fmt::format("qgpu prompt state\nprefix: {} tokens\n", prefix.size());
   key += fmt::format("binary: {}\n", file_identity("/proc/self/exe"));

@@ -51,6 +51,11 @@ std::optional<PromptStateDir> default_prompt_state_dir();
 // must not use the cache.
 std::optional<std::string> prompt_state_key(const Model& m, const RuntimeOptions& o, std::span<const int32_t> prefix);
 
+// What identifies a checkpoint's bytes while nobody rewrites it: a line for each weight file
+// ("file: PATH SIZE bytes, mtime NS") and each HF directory's config.json as text; "" for
+// a Model with no weight files. Shared by the caches derived from a checkpoint.
+std::string checkpoint_identity(const Model& m);
+
 // The file name for a key: 16 hex digits of its FNV-1a hash, then ".state".
 std::string prompt_state_file_name(const std::string& key);
 
