@@ -53,6 +53,11 @@ sort16=(kernels/bitonic_sort_16.cu --grid 1 --block 16 --arg 'data=[9,3,14,0,7,7
 "$qgpu" run "${sort16[@]}" --json --trace >"$out/sort16.interp.json"
 
 prompt=$(seq -s, 1 32)
+# The merge's base corners (engine/base_corners.h) go to a cache of this run's own: the first
+# text start on the merge writes them (timed apart), later starts map them.
+export QGPU_CACHE_DIR=$out/cache
+echo "== the merge's first text start (writes its base corners)" >&2
+measure text.merged.first "$qgpu" generate "$merged" --tokens "$prompt" --max-tokens "$tokens" --ignore-eos --json
 for i in $(seq "$runs"); do
   for side in base merged; do
     dir=$base; [ $side = merged ] && dir=$merged
@@ -106,13 +111,16 @@ for side in ("base", "merged"):
         first.setdefault(side, []).append(j["first_token_seconds"])
         rss.setdefault(side, []).append(r)
         toks.setdefault(side, j["tokens"])
+j, wall, r = load("text.merged.first")
+print(f"text merged, first start (writes the base corners): load s {j['load_seconds']:.2f}; start-up s {j['first_token_seconds']:.2f}; "
+      f"peak RSS GB {r:.2f}")
 ratios = [b / m for b, m in zip(rate["base"], rate["merged"])]
 starts = [m / b for b, m in zip(first["base"], first["merged"])]
 for side in ("base", "merged"):
     print(f"text {side:6}: decode tokens/s {med(rate[side])}; load s {med(load_s[side])}; start-up s {med(first[side])}; "
           f"peak RSS GB {med(rss[side])}")
 print(f"text: merged / base cost per token {med(ratios)} (goal <= 1.1); peak RSS +{statistics.median(rss['merged']) - statistics.median(rss['base']):.2f} GB "
-      f"(goal <= 1.5); start-up merged / base {med(starts)} (goal <= 2)")
+      f"(goal <= 1.5); start-up merged / base {med(starts)} (goal <= 1.5)")
 a, b = toks["base"], toks["merged"]
 agree = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
 # Random weights give near-flat logits: bf16's last bits (docs/design.md §3) can flip a choice.
