@@ -58,7 +58,7 @@ void expect_same_state(const State& want, const State& got) {
     for (const auto& [x, y] : {std::pair(&a.conv, &b.conv), std::pair(&a.recurrent, &b.recurrent),
                                std::pair(&a.keys, &b.keys), std::pair(&a.values, &b.values)}) {
       ASSERT_EQ(x->size(), y->size()) << "layer " << il;
-      EXPECT_EQ(std::memcmp(x->data(), y->data(), x->size() * sizeof(float)), 0) << "layer " << il;
+      EXPECT_TRUE(x->empty() || std::memcmp(x->data(), y->data(), x->size() * sizeof(float)) == 0) << "layer " << il;
     }
   }
 }
