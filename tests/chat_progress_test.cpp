@@ -17,16 +17,7 @@
 namespace qgpu::chat {
 namespace {
 
-struct Tiny {
-  test_util::TempDir dir;
-  engine::Model model;
-  engine::Tokenizer tokenizer;
-  Tiny() {
-    engine::write_tiny_model(dir.path.string(), engine::TinySpec{.layers = "LF", .intermediate_size = 32});
-    model = engine::load_model(dir.path.string());
-    tokenizer = engine::load_tokenizer(dir / "tokenizer.json");
-  }
-};
+using Tiny = test_util::TinyTextModel;
 
 // A prompt of about 6,000 tokens with the tiny tokenizer: the advanced mode's system prompt.
 std::string long_prompt() {

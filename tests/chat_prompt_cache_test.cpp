@@ -23,17 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 using test_util::TempDir;
 
-struct Tiny {
-  TempDir dir;
-  engine::Model model;
-  engine::Tokenizer tokenizer;
-  Tiny() {
-    engine::write_tiny_model(dir.path.string(), engine::TinySpec{.layers = "LF", .intermediate_size = 32});
-    model = engine::load_model(dir.path.string());
-    tokenizer = engine::load_tokenizer(dir / "tokenizer.json");
-  }
-  int64_t tokens(const std::string& text) const { return std::ssize(tokenizer.encode(text)); }
-};
+using Tiny = test_util::TinyTextModel;
 
 // The prompt of a conversation's first reply, as the Session renders it.
 std::string first_prompt(Mode mode, const std::string& question) {

@@ -19,6 +19,7 @@
 
 #include "compiler/compile.h"
 #include "engine/tiny_model.h"
+#include "engine/tokenizer.h"
 #include "host/gpu_model.h"
 #include "lift/machine_model.h"
 
@@ -69,6 +70,20 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// A tiny text model (layers LF, MLP 32) in a directory of its own, loaded, with its tokenizer:
+// the chat's language side in tests.
+struct TinyTextModel {
+  TempDir dir;
+  engine::Model model;
+  engine::Tokenizer tokenizer;
+  TinyTextModel() {
+    engine::write_tiny_model(dir.path.string(), engine::TinySpec{.layers = "LF", .intermediate_size = 32});
+    model = engine::load_model(dir.path.string());
+    tokenizer = engine::load_tokenizer(dir / "tokenizer.json");
+  }
+  int64_t tokens(const std::string& text) const { return std::ssize(tokenizer.encode(text)); }
 };
 
 // A tiny random base with the compiled GPU's head shapes (Qwen3.5-2B's), so `qgpu build`
