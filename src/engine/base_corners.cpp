@@ -63,12 +63,6 @@ CornerLayout corner_layout(const Model& m) {
   return l;
 }
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 // Empty when the mapped file is this layout's, with sampled rows equal to the checkpoint's;
 // else what is wrong.
 std::string check_corner_file(const Model& m, const CornerLayout& l, const MappedFile& f) {
@@ -160,24 +154,12 @@ bool map_base_corners(const Model& m, BaseCopies& b) {
   return true;
 }
 
-namespace {
-
-uint64_t env_megabytes(const char* name, uint64_t fallback_mb) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback_mb << 20;
-  char* end = nullptr;
-  const unsigned long long mb = std::strtoull(v, &end, 10);
-  if (*end != '\0' || v[0] == '-') fail("${} is '{}': expected a whole number of megabytes", name, v);
-  return static_cast<uint64_t>(mb) << 20;
-}
-
-}  // namespace
-
 std::optional<BaseCornerDir> default_base_corner_dir() {
   std::optional<std::string> root = user_cache_dir();
   if (!root) return std::nullopt;
   return BaseCornerDir{(std::filesystem::path(*root) / "base-corners").string(),
-                       env_megabytes("QGPU_BASE_CORNERS_MAX_MB", 8192), env_megabytes("QGPU_BASE_CORNERS_MIN_MB", 64)};
+                       megabytes_from_env("QGPU_BASE_CORNERS_MAX_MB", "the base corners' budget", 8192),
+                       megabytes_from_env("QGPU_BASE_CORNERS_MIN_MB", "the smallest corners worth a file", 64)};
 }
 
 std::vector<BaseCornerEntry> list_base_corners(const std::string& dir) {

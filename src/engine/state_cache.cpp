@@ -64,12 +64,6 @@ class WordHash {
   uint64_t words_ = 0;
 };
 
-uint64_t fnv1a(std::string_view s) {
-  uint64_t h = kFnvOffset;
-  for (char c : s) h = (h ^ static_cast<uint8_t>(c)) * kFnvPrime;
-  return h;
-}
-
 // Calls f(data, element bytes, count) for the five stored arrays of a layer, in file order.
 template <typename F>
 void for_each_array(const LayerState& l, F&& f) {
@@ -267,12 +261,7 @@ std::optional<PromptStateDir> default_prompt_state_dir() {
   std::optional<std::string> base = user_cache_dir();
   if (!base) return std::nullopt;
   PromptStateDir d{.path = *base + "/prompt-states"};
-  if (const char* mb = std::getenv("QGPU_PROMPT_CACHE_MAX_MB"); mb && *mb) {
-    const std::string_view text(mb);
-    if (text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos)
-      fail("QGPU_PROMPT_CACHE_MAX_MB='{}': expected the prompt cache's budget in megabytes, a whole number", text);
-    d.max_bytes = static_cast<uint64_t>(std::stoull(std::string(text))) << 20;
-  }
+  d.max_bytes = megabytes_from_env("QGPU_PROMPT_CACHE_MAX_MB", "the prompt cache's budget", d.max_bytes >> 20);
   return d;
 }
 
