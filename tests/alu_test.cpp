@@ -143,6 +143,18 @@ const std::vector<ValueCase> kBits = {
     {Op::kXor, kM1, kM1, 0, 0},
     {Op::kNot, 0xf0f0f0f0u, 0, 0, 0x0f0f0f0fu},
     {Op::kNot, 0, 0, 0, kM1},
+    // The float microcode (a + b = add.f32.rnd(add.f32.sig(a, b), a, b)): 1 + 1, 1 + 2 (x is
+    // b: bit 31), 1 + -1 (an exact +0), the smallest subnormal twice, FLT_MAX twice (inf).
+    {Op::kAddFSig, 0x3f800000u, 0x3f800000u, 0, 0x40000000u},
+    {Op::kAddFRnd, 0x40000000u, 0x3f800000u, 0x3f800000u, 0x40000000u},
+    {Op::kAddFSig, 0x3f800000u, 0x40000000u, 0, 0xb0000000u},
+    {Op::kAddFRnd, 0xb0000000u, 0x3f800000u, 0x40000000u, 0x40400000u},
+    {Op::kAddFSig, 0x3f800000u, 0xbf800000u, 0, 0},
+    {Op::kAddFRnd, 0, 0x3f800000u, 0xbf800000u, 0},
+    {Op::kAddFSig, 1, 1, 0, 128},
+    {Op::kAddFRnd, 128, 1, 1, 2},
+    {Op::kAddFSig, 0x7f7fffffu, 0x7f7fffffu, 0, 0x7fffff80u},
+    {Op::kAddFRnd, 0x7fffff80u, 0x7f7fffffu, 0x7f7fffffu, 0x7f800000u},
     {Op::kPopc, 0, 0, 0, 0},
     {Op::kPopc, kM1, 0, 0, 32},
     {Op::kPopc, 0xf0f0f0f0u, 0, 0, 16},

@@ -332,6 +332,8 @@ top:
     setp.leu.f32 p1, r1, r2
     setp.gtu.f32 p2, r1, r2
     setp.geu.f32 p3, r1, r2
+    add.f32.sig r9, r5, r8
+    add.f32.rnd r9, r9, r5, r8
     @p0 bra top
     @!p3 bra done
     bar
@@ -435,9 +437,9 @@ TEST(AsmError, WrongOperandCount) {
             "  ^");
 }
 
-TEST(AsmError, TwoImmediates) {
+TEST(AsmError, TwoImmediates) {  // (two operands may read one: add r0, 3, 3)
   EXPECT_EQ(asm_error("add r0, 1, 2\nexit\n"),
-            "t.qasm:1:12: at most one immediate per instruction: move the others into registers\n"
+            "t.qasm:1:12: at most one immediate value per instruction: move the others into registers\n"
             "  add r0, 1, 2\n"
             "             ^");
 }

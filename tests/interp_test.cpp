@@ -1030,6 +1030,8 @@ constexpr std::string_view kEveryOp = R"(
     setp.leu.f32 p0, r8, r5
     setp.gtu.f32 p0, r8, r5
     setp.geu.f32 p0, r8, r5
+    add.f32.sig r9, r5, r8
+    add.f32.rnd r9, r9, r5, r8
     bra next
 next:
     bar

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "gpu/alu.h"
 #include "gpu/vocab.h"
 #include "lift/plan.h"
 #include "stage_probe.h"
@@ -304,6 +305,89 @@ TEST(StageSched, MinPcPick) {
     EXPECT_EQ(p.digit(c, "mhi"), least == kNone ? 0 : least / lift::kBlockLo) << what;
     EXPECT_EQ(p.digit(c, "mlo"), least == kNone ? 0 : least % lift::kBlockLo) << what;
   }
+}
+
+// Float operand pairs: each edge value (zeros, subnormals, around 1, the ends, infinities,
+// NaNs) against each, then random words, pairs of near magnitudes and opposite signs (the
+// cancellations), and pairs whose exponents differ by 0..40.
+std::vector<std::pair<uint32_t, uint32_t>> float_pairs(int random, uint32_t seed) {
+  const uint32_t edges[] = {0u,          0x80000000u, 1u,          0x80000001u, 0x007fffffu, 0x00800000u, 0x3f800000u,
+                            0xbf800000u, 0x3f800001u, 0x33800000u, 0x4b000000u, 0x7f7fffffu, 0xff7fffffu, 0x7f000000u,
+                            0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u, 0xffffffffu};
+  std::vector<std::pair<uint32_t, uint32_t>> p;
+  for (uint32_t a : edges)
+    for (uint32_t b : edges) p.emplace_back(a, b);
+  std::mt19937 rng(seed);
+  for (int i = 0; i < random; ++i) {
+    const uint32_t a = static_cast<uint32_t>(rng());
+    uint32_t b = static_cast<uint32_t>(rng());
+    if (i % 3 == 1) b = (a ^ 0x80000000u) + (static_cast<uint32_t>(rng()) % 64) - 32;  // cancellation
+    if (i % 3 == 2) b = (b & 0x807fffffu) | ((((a >> 23) & 0xffu) + static_cast<uint32_t>(rng()) % 41 - 20) & 0xffu) << 23;
+    p.emplace_back(a, b);
+  }
+  return p;
+}
+
+// stage_float.cpp: add.f32.sig's word (L8-L10 addends, the adder L11-L13) and add.f32.rnd's
+// (its magnitude in sum, its class in fcls) for a + b, against the interpreter's microcode.
+TEST(StageFloat, AddMicrocode) {
+  const auto pairs = float_pairs(600, 52);
+  StageProbe p(lift::kMulLayer, static_cast<int>(2 * pairs.size()));
+  int c = 0;
+  for (auto [a, b] : pairs) {
+    p.set_op(c, Op::kAddFSig);
+    p.set_word(c, "oa", a);
+    p.set_word(c, "ob", b);
+    p.set_op(c + 1, Op::kAddFRnd);
+    p.set_word(c + 1, "oa", alu(Op::kAddFSig, a, b, 0));
+    p.set_word(c + 1, "ob", a);
+    p.set_word(c + 1, "oc", b);
+    c += 2;
+  }
+  ASSERT_NO_FATAL_FAILURE(p.run(lift::kAluLayer + 2));
+  c = 0;
+  for (auto [a, b] : pairs) {
+    const std::string what = fmt::format("{:#010x} + {:#010x}", a, b);
+    EXPECT_EQ(p.word(c, "sum"), alu(Op::kAddFSig, a, b, 0)) << "add.f32.sig " << what;
+    const uint32_t want = alu(Op::kAddF, a, b, 0);
+    const bool nan = (want & 0x7fffffffu) > 0x7f800000u, inf = (want & 0x7fffffffu) == 0x7f800000u;
+    const bool zero = (want & 0x7fffffffu) == 0, minus = want >> 31 != 0;
+    const bool special = (a & 0x7fffffffu) >= 0x7f800000u || (b & 0x7fffffffu) >= 0x7f800000u;
+    const int cls = nan ? lift::kNaN
+                    : special && inf ? (minus ? lift::kMinusInf : lift::kPlusInf)
+                    : zero           ? (minus ? lift::kMinusZero : lift::kPlusZero)
+                                     : (minus ? lift::kMinus : lift::kPlus);
+    EXPECT_EQ(p.digit(c + 1, "fcls"), cls) << "add.f32.rnd's class " << what;
+    if (cls == lift::kPlus || cls == lift::kMinus) {
+      EXPECT_EQ(p.word(c + 1, "sum"), want & 0x7fffffffu) << "add.f32.rnd " << what;
+    }
+    c += 2;
+  }
+}
+
+// stage_float.cpp: cvt.s32.f32 and cvt.u32.f32 (L8 fce, L10 the addends, the adder) into
+// sum: every exponent from 120 to 160 with random significands and both signs, the edges
+// (2^31, 2^32 and their neighbours, infinities, NaNs, zeros, subnormals) and random words.
+TEST(StageFloat, ConversionsToIntegers) {
+  std::vector<uint32_t> words = {0u, 0x80000000u, 1u, 0x807fffffu, 0x3f000000u, 0xbf7fffffu, 0x3f800000u,
+                                 0xbf800000u, 0x4effffffu, 0x4f000000u, 0xcf000000u, 0xcf000001u, 0x4f7fffffu,
+                                 0x4f800000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xff800001u, 0x7fffffffu};
+  std::mt19937 rng(53);
+  for (uint32_t e = 120; e <= 160; ++e)
+    for (uint32_t sign : {0u, 1u})
+      for (int r = 0; r < 3; ++r) words.push_back(sign << 31 | e << 23 | (static_cast<uint32_t>(rng()) & 0x7fffffu));
+  for (int r = 0; r < 200; ++r) words.push_back(static_cast<uint32_t>(rng()));
+  StageProbe p(lift::kMulLayer, static_cast<int>(2 * words.size()));
+  int c = 0;
+  for (Op op : {Op::kCvtSF, Op::kCvtUF})
+    for (uint32_t a : words) {
+      p.set_op(c, op);
+      p.set_word(c++, "oa", a);
+    }
+  ASSERT_NO_FATAL_FAILURE(p.run(lift::kAluLayer + 2));
+  c = 0;
+  for (Op op : {Op::kCvtSF, Op::kCvtUF})
+    for (uint32_t a : words) EXPECT_EQ(p.word(c++, "sum"), alu(op, a, 0, 0)) << text(op, a, 0);
 }
 
 }  // namespace

@@ -393,26 +393,26 @@ std::map<Op, int> float_op_uses(const PtxModule& m, const PtxFunction& k, LowerE
   return uses;
 }
 
-// The float arithmetic ops with a sequence that the optimised kernel has more than once
-// (add and sub count as one: sub is add with b's sign flipped). The conversions stay
-// inlined: at 13-18 ops a call's 7 blocks would save little.
+// The float arithmetic ops with a sequence that the optimised kernel has more than once.
+// add and sub (2 and 3 steps) and the conversions (13-18 ops) stay inlined: a call's 7
+// blocks would save little or nothing.
 std::set<Op> repeated_float_ops(std::map<Op, int> uses) {
   std::set<Op> out;
-  for (Op op : {Op::kAddF, Op::kMulF, Op::kDivF, Op::kSqrtF, Op::kFmaF})
+  for (Op op : {Op::kMulF, Op::kDivF, Op::kSqrtF, Op::kFmaF})
     if (uses[op] > 1) out.insert(op);
   return out;
 }
 
 // The second and third tries of compile_ptx, when the inlined sequences pass the ROM (or
 // the registers): one shared copy of each repeated op; then, for a kernel with an fma and
-// an add, sub or mul, the fma's copy for all four (and div's and sqrt's when repeated).
+// a mul, the fma's copy for both (and div's and sqrt's when repeated).
 std::vector<LowerEnv> shared_tries(const PtxModule& m, const PtxFunction& k, const LowerEnv& env) {
   std::map<Op, int> uses = float_op_uses(m, k, env);
   std::vector<LowerEnv> tries;
   LowerEnv shared = env;
   shared.shared_float_ops = repeated_float_ops(uses);
   if (!shared.shared_float_ops.empty()) tries.push_back(shared);
-  if (uses[Op::kFmaF] > 0 && uses[Op::kAddF] + uses[Op::kMulF] > 0) {
+  if (uses[Op::kFmaF] > 0 && uses[Op::kMulF] > 0) {
     LowerEnv fma = env;
     fma.fma_for_all = true;
     fma.shared_float_ops = {Op::kFmaF};

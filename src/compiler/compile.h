@@ -12,7 +12,7 @@
 //              function after a rendezvous, chars and shorts inside words
 //   optimise   constant and copy propagation, address folding, dead code; registers read
 //              before any write set to 0 at entry
-//   legalise   at most one immediate per instruction
+//   legalise   one immediate word per instruction
 //   allocate   virtual registers -> r0..r23, predicates -> p0..p3
 //   emit       one instruction per ROM block
 #pragma once

@@ -144,14 +144,11 @@ bool Lowerer::address(Frame& fr, const PtxInstr& in, const PtxOperand& o, IrOper
 
 namespace {
 
-// add, sub or mul as the fma that computes it exactly (fold_fma's identities, read back):
-// a * 1 and b * -1 are exact, and p + -0 is p for every p, the zeros' signs too.
+// mul as the fma that computes it exactly (fold_fma's identity, read back): p + -0 is p
+// for every p, the zeros' signs too. add and sub stay their own two steps.
 IrInstr as_fma(IrInstr in) {
-  constexpr int64_t kOne = 0x3f800000, kMinusOne = 0xbf800000, kMinusZero = 0x80000000;
-  const IrOperand a = in.a, b = in.b;
-  if (in.op == Op::kAddF) in.a = a, in.b = ir_imm(kOne), in.c = b;
-  else if (in.op == Op::kSubF) in.a = b, in.b = ir_imm(kMinusOne), in.c = a;
-  else if (in.op == Op::kMulF) in.c = ir_imm(kMinusZero);
+  constexpr int64_t kMinusZero = 0x80000000;
+  if (in.op == Op::kMulF) in.c = ir_imm(kMinusZero);
   else return in;
   in.op = Op::kFmaF;
   return in;

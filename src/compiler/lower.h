@@ -32,13 +32,15 @@ struct LowerEnv {
   int ctas_per_wave = 1;
   int shfl_word = -1;  // first of the shuffles' 16 words (a word per lane of each resident warp), or -1
   int vote_word = -1;  // first of the votes' 4 words (one per resident warp), or -1
-  bool float_sequences = false;  // f32 add, sub, mul, div, sqrt and the conversions as integer sequences
-  // With float_sequences: the float ops (add standing for sub too) whose sequence is one
-  // shared copy after the kernel, called from each use (compile_ptx's second try when the
-  // inlined sequences pass the ROM; design.md §3, "The rest of the ALU").
+  // f32 add and sub as the layers' two float steps, mul, div, sqrt and the conversions as
+  // integer sequences (the ops the model's layers compute).
+  bool float_sequences = false;
+  // With float_sequences: the float ops (mul, fma, div, sqrt) whose sequence is one shared
+  // copy after the kernel, called from each use (compile_ptx's second try when the inlined
+  // sequences pass the ROM; design.md §3, "The rest of the ALU").
   std::set<Op> shared_float_ops;
-  // With kFmaF shared: add, sub and mul are calls of the fma's copy too (compile_ptx's third
-  // try): a + b = fma(a, 1, b), a - b = fma(b, -1, a), a * b = fma(a, b, -0), each exact.
+  // With kFmaF shared: mul is a call of the fma's copy too (compile_ptx's third try):
+  // a * b = fma(a, b, -0), exact.
   bool fma_for_all = false;
   // 64-bit values with their high halves (lower_wide.cpp): the second try of a kernel that
   // compares 64-bit values other than addresses (a size_t index against its bound).

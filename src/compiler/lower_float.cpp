@@ -138,38 +138,11 @@ class FloatSeq {
   std::vector<IrInstr> code_;
 };
 
-// a + b. x is the operand of larger magnitude, y the other; y's significand is aligned to
-// x's exponent with a sticky bit (6 bits below the last place, so a cancellation that
-// shifts left keeps every bit it needs), added or subtracted, normalised by a leading-zero
-// count (not below exponent 1: a subnormal result), rounded and packed. The sign is x's,
-// or for an exact zero the AND of both (only -0 + -0 is -0). x infinite or NaN is the
-// special case: NaN when x is a NaN or y is x's opposite infinity, else x.
+// a + b: two machine steps the layers compute (docs/isa.md, "Float microcode"):
+// add.f32.sig aligns and adds the significands, add.f32.rnd normalises, rounds and packs.
 std::vector<IrInstr> float_add(IrOperand d, IrOperand a, IrOperand b, FloatSeq& s) {
-  IrOperand ma = s.op(Op::kAnd, a, kMag), mb = s.op(Op::kAnd, b, kMag);
-  IrOperand swap = s.setp(Op::kSetpLtU, ma, mb);
-  IrOperand x = s.selp(b, a, swap), y = s.selp(a, b, swap);
-  IrOperand ax = s.op(Op::kMaxU, ma, mb), ay = s.op(Op::kMinU, ma, mb);
-  IrOperand ex = s.exponent(ax);
-  IrOperand ey = s.exponent(ay);
-  IrOperand big = s.op(Op::kShl, s.significand(ax, ex), 6);
-  IrOperand small = s.op(Op::kShl, s.significand(ay, ey), 6);
-  small = s.shr_sticky(small, s.op(Op::kSub, ex, ey));
-  IrOperand signs = s.op(Op::kXor, a, b);
-  IrOperand flip = s.sign_mask(signs);  // -1: subtract
-  IrOperand sum = s.op(Op::kAdd, big, s.op(Op::kSub, s.op(Op::kXor, small, flip), flip));
-  IrOperand shift = s.op(Op::kMinU, s.op(Op::kSub, s.op(Op::kClz, sum), 1), ex);
-  IrOperand n = s.op(Op::kShl, sum, shift);
-  IrOperand live = s.nonzero(sum);
-  IrOperand e1 = s.op(Op::kSub, ex, shift);
-  IrOperand mag = s.pack(e1, s.round_even(n), live);
-  IrOperand sign = s.op(Op::kAnd, s.op(Op::kAnd, s.op(Op::kOr, y, s.op(Op::kShl, live, 31)), x), kSign);
-  IrOperand normal = s.op(Op::kOr, mag, sign);
-  // NaN: x is a NaN (ax - 1 >= infinity), or y is x's opposite (ax >= infinity).
-  IrOperand special = s.setp(Op::kSetpGeU, ax, kInf);
-  IrOperand apart = s.nonzero(s.op(Op::kXor, signs, kSign));
-  IrOperand nan = s.setp(Op::kSetpGeU, s.op(Op::kSub, ax, apart), kInf);
-  IrOperand edge = s.selp(ir_imm(kMag), x, nan);
-  s.selp(edge, normal, special);
+  IrOperand sum = s.op(Op::kAddFSig, a, b);
+  s.op(Op::kAddFRnd, sum, a, b);
   return s.finish(d);
 }
 
@@ -431,51 +404,22 @@ std::vector<IrInstr> float_sqrt(IrOperand d, IrOperand a, FloatSeq& s) {
   return s.finish(d);
 }
 
-// (float) a for a signed or unsigned a: |a| with its leading one at bit 31, halved with
-// its last bit kept as sticky, rounded; the exponent is 158 - clz.
+// (float) a for a signed or unsigned a, by add.f32.rnd: its word s is the integer (below
+// 2^31) and its operands a float of exponent 156 (s << 0 x 2^(156 - 156)), so the layers
+// normalise, round and pack it. Signed: |a| at most 2^31 - 1 (INT_MIN's 2^31 rounds the same
+// as 2^31 - 1), the sign ORed in. Unsigned from 2^31: s = a >> 1 with the lost bit kept as
+// sticky (the last place is then bit 8 of a) and exponent 157.
 std::vector<IrInstr> float_from_int(IrOperand d, IrOperand a, bool is_signed, FloatSeq& s) {
-  IrOperand v = is_signed ? s.op(Op::kAbs, a) : a;  // abs INT_MIN is 2^31 unsigned
-  IrOperand lz = s.op(Op::kClz, v);
-  IrOperand top = s.op(Op::kShl, v, lz);
-  IrOperand half = s.op(Op::kShrU, top, 1);
-  IrOperand n = s.op(Op::kOr, half, s.op(Op::kAnd, top, 1));
-  IrOperand e1 = s.op(Op::kSub, ir_imm(157), lz);
-  IrOperand rounded = s.round_even(n);
-  IrOperand mag = s.pack(e1, rounded, s.nonzero(v));
-  if (is_signed) s.op(Op::kOr, mag, s.op(Op::kAnd, a, kSign));
-  return s.finish(d);
-}
-
-// |a| toward zero as an integer: the significand shifted right by 150 - e or left by
-// e - 150 (a shift of a negative amount is one of 32 or more: 0).
-IrOperand float_truncated(IrOperand a, FloatSeq& s) {
-  IrOperand e = s.op(Op::kShrU, s.op(Op::kAnd, a, kMag), 23);
-  IrOperand sig = s.op(Op::kOr, s.op(Op::kAnd, a, kFrac), 0x800000);
-  IrOperand right = s.op(Op::kShrU, sig, s.op(Op::kSub, ir_imm(150), e));
-  return s.op(Op::kOr, right, s.op(Op::kShl, sig, s.op(Op::kSub, e, 150)));
-}
-
-// cvt.rzi.s32.f32: saturated at |a| >= 2^31 (INT_MAX, or INT_MIN for negatives), NaN 0.
-std::vector<IrInstr> float_to_s32(IrOperand d, IrOperand a, FloatSeq& s) {
-  IrOperand mag = float_truncated(a, s);
-  IrOperand m = s.sign_mask(a);
-  IrOperand value = s.op(Op::kSub, s.op(Op::kXor, mag, m), m);
-  IrOperand ma = s.op(Op::kAnd, a, kMag);
-  IrOperand nan = s.setp(Op::kSetpGtU, ma, kInf);
-  IrOperand saturated = s.selp(ir_imm(0), s.op(Op::kXor, m, kMag), nan);
-  IrOperand big = s.setp(Op::kSetpGeU, ma, 0x4f000000);
-  s.selp(saturated, value, big);
-  return s.finish(d);
-}
-
-// cvt.rzi.u32.f32: 0 for negatives and NaN (as unsigned words both are above +infinity),
-// UINT_MAX at a >= 2^32.
-std::vector<IrInstr> float_to_u32(IrOperand d, IrOperand a, FloatSeq& s) {
-  IrOperand mag = float_truncated(a, s);
-  IrOperand big = s.setp(Op::kSetpGeU, s.op(Op::kAnd, a, kMag), 0x4f800000);
-  IrOperand value = s.selp(ir_imm(0xffffffff), mag, big);
-  IrOperand zero = s.setp(Op::kSetpGtU, a, kInf);
-  s.selp(ir_imm(0), value, zero);
+  if (is_signed) {
+    IrOperand mag = s.op(Op::kAbs, s.op(Op::kMaxS, a, -0x7fffffff));
+    IrOperand rounded = s.op(Op::kAddFRnd, mag, ir_imm(0x4e000000), ir_imm(0x4e000000));
+    s.op(Op::kOr, rounded, s.op(Op::kAnd, a, kSign));
+    return s.finish(d);
+  }
+  IrOperand top = s.op(Op::kShrU, a, 31);
+  IrOperand sum = s.op(Op::kOr, s.op(Op::kShrU, a, top), s.op(Op::kAnd, a, top));
+  IrOperand scale = s.op(Op::kMadLo, top, ir_imm(0x800000), ir_imm(0x4e000000));
+  s.op(Op::kAddFRnd, sum, scale, scale);
   return s.finish(d);
 }
 
@@ -546,8 +490,6 @@ std::optional<std::vector<IrInstr>> expand_float_op(const IrInstr& in, int at, c
     case Op::kSqrtF: return float_sqrt(in.d, in.a, s);
     case Op::kCvtFS:
     case Op::kCvtFU: return float_from_int(in.d, in.a, in.op == Op::kCvtFS, s);
-    case Op::kCvtSF: return float_to_s32(in.d, in.a, s);
-    case Op::kCvtUF: return float_to_u32(in.d, in.a, s);
     case Op::kRndNF:
     case Op::kRndMF:
     case Op::kRndPF:

@@ -450,10 +450,13 @@ void legalise(IrFunction& f) {
     std::vector<IrInstr> moves;
     bool memory = is_memory(in.op);
     bool imm_used = memory;  // a memory op's immediate is its offset
+    std::optional<int64_t> imm;  // the instruction's one immediate: operands may share it
     for (IrOperand* o : {&in.a, &in.b, &in.c}) {
       if (o->kind != K::kImm) continue;
+      if (!memory && imm == o->imm) continue;  // operands may read the one immediate word
       if (!imm_used && !(memory && o == &in.a)) {
         imm_used = true;
+        imm = o->imm;
         continue;
       }
       int t = f.n_vregs++;

@@ -16,8 +16,9 @@ void optimise(IrFunction& f);
 // entry: the machine reads every source of every lane in a step and traps on an unwritten
 // register, where a GPU computes with whatever the register held.
 void define_before_use(IrFunction& f);
-// At most one immediate per instruction (a memory op's is its offset): the others are
-// moved into fresh registers just before it.
+// One immediate word per instruction (a memory op's is its offset), which several operands
+// may read when they are the same value: the others are moved into fresh registers just
+// before it.
 void legalise(IrFunction& f);
 // Keeps the instructions marked in keep; branch targets move to the next kept one.
 void compact(IrFunction& f, const std::vector<bool>& keep);

@@ -77,6 +77,8 @@ uint32_t alu(Op op, uint32_t a, uint32_t b, uint32_t c) {
     case Op::kClz: return static_cast<uint32_t>(std::countl_zero(a));
     case Op::kBrev: return brev(a);
     case Op::kSelp: return c ? a : b;
+    case Op::kAddFSig: return add_f32_sig(a, b);
+    case Op::kAddFRnd: return add_f32_rnd(a, b, c);
     default: break;
   }
   if (is_float_op(op)) return alu_f32(op, a, b, c);

@@ -19,6 +19,10 @@ uint32_t alu(Op op, uint32_t a, uint32_t b, uint32_t c);
 // The binary32 value ops (alu_f32.cpp; alu() calls it for them).
 uint32_t alu_f32(Op op, uint32_t a, uint32_t b, uint32_t c);
 bool compare_f32(Op op, uint32_t a, uint32_t b);
+// The float microcode (alu_f32.cpp): a + b = add_f32_rnd(add_f32_sig(a, b), a, b), bit for bit
+// alu_f32(kAddF, a, b); each is total (any words), as the layers compute it.
+uint32_t add_f32_sig(uint32_t a, uint32_t b);
+uint32_t add_f32_rnd(uint32_t s, uint32_t a, uint32_t b);
 // Result of a setp op.
 bool compare(Op op, uint32_t a, uint32_t b);
 // Result of a predicate-logic op (and/or/xor/not/mov.pred).

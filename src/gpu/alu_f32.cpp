@@ -3,6 +3,7 @@
 // canonical 0x7fffffff. The host's SSE arithmetic is IEEE binary32 with the same
 // rounding; each op below is one host operation (nothing to contract), and the results
 // are then canonicalised. docs/isa.md, "Floating point", lists the rules.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -44,6 +45,56 @@ uint32_t to_u32(uint32_t a) {
 }
 
 }  // namespace
+
+// The float microcode. The field names follow the layers' (src/lift/stage_float.cpp).
+namespace {
+
+constexpr uint32_t kMagMask = 0x7fffffffu, kInfBits = 0x7f800000u;
+
+uint32_t exponent_field(uint32_t x) { return x >> 23 & 0xffu; }
+// The exponent a significand's place goes with: a subnormal's (and zero's) is 1.
+uint32_t place(uint32_t x) { return std::max(exponent_field(x), 1u); }
+// The significand with its hidden bit (none for a subnormal or zero).
+uint32_t significand(uint32_t x) { return (x & 0x7fffffu) | (exponent_field(x) != 0 ? 0x800000u : 0u); }
+// v >> n with every bit shifted out ORed into bit 0.
+uint32_t shr_sticky(uint32_t v, uint32_t n) {
+  if (n >= 32) return v != 0 ? 1u : 0u;
+  return (v >> n) | ((v & ((1u << n) - 1u)) != 0 ? 1u : 0u);
+}
+bool is_nan(uint32_t x) { return (x & kMagMask) > kInfBits; }
+bool is_inf(uint32_t x) { return (x & kMagMask) == kInfBits; }
+
+}  // namespace
+
+// x is the operand of larger magnitude (a on a tie), y the other: x's significand at bits
+// 29..6 plus or minus (signs apart) y's aligned to x's place with a sticky bit, which
+// never goes below 0 and never reaches bit 31; bit 31 says x is b.
+uint32_t add_f32_sig(uint32_t a, uint32_t b) {
+  const bool x_is_b = (b & kMagMask) > (a & kMagMask);
+  const uint32_t x = x_is_b ? b : a, y = x_is_b ? a : b;
+  const uint32_t aligned = shr_sticky(significand(y) << 6, std::min(place(x) - place(y), 31u));
+  const uint32_t sum = (significand(x) << 6) + (((a ^ b) >> 31) != 0 ? 0u - aligned : aligned);
+  return (sum & kMagMask) | (x_is_b ? 0x80000000u : 0u);
+}
+
+// s (add_f32_sig's word, for the same a and b) normalised by a left shift k = the leading
+// zeros above bit 30, at most x's place (a subnormal result keeps exponent 1), rounded to
+// nearest even at bit 7 and packed: (place - k) << 23 plus the rounded significand (whose
+// hidden bit carries into the exponent), infinity from 0x7f800000 up. A NaN operand, or
+// opposite infinities, give the canonical NaN, an infinity itself; an exact zero is -0 only
+// when both operands are negative.
+uint32_t add_f32_rnd(uint32_t s, uint32_t a, uint32_t b) {
+  if (is_nan(a) || is_nan(b) || (is_inf(a) && is_inf(b) && (a ^ b) >> 31 != 0)) return kCanonicalNaN;
+  if (is_inf(a)) return a;
+  if (is_inf(b)) return b;
+  const uint32_t x = s >> 31 != 0 ? b : a, sum = s & kMagMask;
+  if (sum == 0) return a & b & 0x80000000u;
+  const uint32_t k = std::min(static_cast<uint32_t>(std::countl_zero(sum)) - 1u, place(x));
+  const uint32_t norm = sum << k;
+  const uint32_t round = (norm >> 6 & 1u) & ((norm >> 7 & 1u) | ((norm & 0x3fu) != 0 ? 1u : 0u));
+  const uint32_t mag = std::min(((place(x) - k) << 23) + (norm >> 7) + round, kInfBits);
+  return mag | (x & 0x80000000u);
+}
 
 uint32_t alu_f32(Op op, uint32_t a, uint32_t b, uint32_t c) {
   switch (op) {

@@ -310,8 +310,10 @@ class Assembler {
     for (size_t i = 0; i < ops.size(); ++i) {
       std::optional<Parsed> p = operand(l, ops[i].first, ops[i].second, form == Form::kBranch);
       if (!p) return false;
-      if (p->has_imm && seen_imm) {
-        error(l, ops[i].first, "at most one immediate per instruction: move the others into registers");
+      // One immediate word an instruction: value operands may all read it.
+      const bool shared = !is_memory(form) && static_cast<int32_t>(static_cast<uint32_t>(p->imm)) == in.imm;
+      if (p->has_imm && seen_imm && !shared) {
+        error(l, ops[i].first, "at most one immediate value per instruction: move the others into registers");
         return false;
       }
       seen_imm |= p->has_imm;

@@ -70,6 +70,8 @@ enum class Op : uint8_t {
   kCvtFS, kCvtFU, kCvtSF, kCvtUF, kRndNF, kRndMF, kRndPF, kRndZF,
   kSetpEqF, kSetpNeF, kSetpLtF, kSetpLeF, kSetpGtF, kSetpGeF,
   kSetpEquF, kSetpNeuF, kSetpLtuF, kSetpLeuF, kSetpGtuF, kSetpGeuF,
+  // binary32 add in two machine steps (docs/isa.md, "Float microcode").
+  kAddFSig, kAddFRnd,
   kCount
 };
 inline constexpr int kNumOps = static_cast<int>(Op::kCount);
@@ -179,6 +181,12 @@ inline constexpr std::array<OpInfo, kNumOps> kOps = {{
     {Op::kSetpLeuF, "setp.leu.f32", Form::kPAB, Effect::kPred, "p = a <= b or either is NaN"},
     {Op::kSetpGtuF, "setp.gtu.f32", Form::kPAB, Effect::kPred, "p = a > b or either is NaN"},
     {Op::kSetpGeuF, "setp.geu.f32", Form::kPAB, Effect::kPred, "p = a >= b or either is NaN"},
+    {Op::kAddFSig, "add.f32.sig", Form::kDAB, Effect::kValue,
+     "d = the significands of a + b aligned and added: bit 31 = |b| > |a|, bits 30..0 = sig(x) << 6 +- the "
+     "other's sig << 6 shifted right by the exponents' difference with a sticky bit (x the larger magnitude)"},
+    {Op::kAddFRnd, "add.f32.rnd", Form::kDABC, Effect::kValue,
+     "d = a + b (binary32, nearest even) from a = add.f32.sig b, c and the operands b, c: normalised, rounded, "
+     "packed; NaNs, infinities and zeros from b and c"},
 }};
 
 // True for the binary32 ops (their operands and result are float bit patterns).

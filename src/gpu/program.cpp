@@ -54,7 +54,8 @@ std::vector<std::string> check_operands(const Instr& in) {
   if (!rule.d(in.d) || !rule.a(in.a) || !rule.b(in.b) || !rule.c(in.c))
     out.push_back(fmt::format("operands do not fit '{} {}'", info.mnemonic, rule.shape));
   int n_imm = is_imm(in.a) + is_imm(in.b) + is_imm(in.c);
-  if (n_imm > 1)
+  const bool memory = info.form == Form::kLoad || info.form == Form::kStore || info.form == Form::kAtom || info.form == Form::kCas;
+  if (n_imm > 1 && memory)  // value operands may share the one immediate word
     out.push_back("at most one immediate per instruction: move the others into registers");
   bool pred_imm = info.form == Form::kPPP || info.form == Form::kPP;
   if (pred_imm && n_imm == 1 && in.imm != 0 && in.imm != 1)

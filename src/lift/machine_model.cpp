@@ -68,7 +68,8 @@ Builder build_machine(int norm_width, bool shared, Trail* trail) {
   void (*const build[])(Net&) = {build_embedding, build_image,     build_state,      build_lane_control,
                                  build_launch,    build_lanes,     build_scheduler,  build_operands,
                                  build_op_flags,  build_multiplier, build_alu,       build_predicates,
-                                 build_select,    build_atomics,   build_emit,       build_clears};
+                                 build_select,    build_atomics,   build_float,      build_emit,
+                                 build_clears};
   static_assert(std::size(build) == std::size(kStages));
   for (size_t i = 0; i < std::size(build); ++i) {
     n.stage = static_cast<int>(i);

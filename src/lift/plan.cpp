@@ -238,6 +238,29 @@ void execute_fields(Layout& l) {
   l.add("jc", nibbles(), B(M(6)), "the atomic's lane j's operand c (cas)");
 }
 
+// The float microcode (stage_float.cpp): add.f32.sig's and add.f32.rnd's addends.
+void float_fields(Layout& l) {
+  l.add("fdh", one_hot(31), C(M(8), M(9)), "add.f32.sig: a's exponent bits 27..30 less b's, + 15");
+  l.add("fdl", one_hot(31), C(M(8), M(9)), "add.f32.sig: a's exponent bits 23..26 less b's, + 15");
+  l.add("fz", groups(2, 2), C(M(8), M(10)), "add.f32.sig: a's, b's exponent is 0: 0 yes, 1 no");
+  l.add("fmc", groups(8, 3), C(M(8), M(9)), "add.f32.sig: |a| against |b| per nibble: <, =, >");
+  l.add("fk", one_hot(32), C(M(8), M(10)), "add.f32.rnd: the normalising left shift 0..30, 31 = another op");
+  l.add("fs", groups(6, 2), C(M(8), M(12)),
+        "add.f32.rnd: 0 yes, 1 no: the sum is 0, x's exponent is 0, a NaN, b NaN, a infinite, b infinite");
+  l.add("fov", one_hot(2), C(M(8), M(10)), "add.f32.rnd: 0 the rounded sum overflows");
+  l.add("fce", one_hot(35), C(M(8), M(10)),
+        "cvt.s32.f32, cvt.u32.f32: a's exponent - 127 for 127..158 (the range that converts), 32 below, 33 above "
+        "(saturated, or NaN), 34 another op");
+  l.add("fxb", one_hot(3), C(M(9), M(10)), "add.f32.sig: x (the larger magnitude) is 0 a, 1 b, 2 another op");
+  l.add("fd", one_hot(33), C(M(9), M(10)), "add.f32.sig: the alignment shift 0..31 (31: 31 or more), 32 = another op");
+  l.add("fx1", bits(), C(M(9), M(11)), "the float microcode's first addend (0 for other ops)");
+  l.add("fx2", bits(), C(M(10), M(11)), "the second addend, complemented when fneg");
+  l.add("fx3", bits(), C(M(10), M(11)), "the third addend");
+  l.add("fneg", one_hot(2), C(M(10), M(11)), "1: the adder takes ~fx2 (add.f32.sig of unlike signs)");
+  l.add("fcin", one_hot(2), C(M(10), M(11)), "the float microcode's carry into the adder: 0, 1");
+  l.add("fcls", one_hot(kFloatClasses), B(M(12)), "add.f32.rnd's result: the sum, +, -; NaN; +inf, -inf; +0, -0");
+}
+
 }  // namespace
 
 Layout machine_layout(bool shared) {
@@ -249,6 +272,7 @@ Layout machine_layout(bool shared) {
   operand_fields(l);
   multiplier_fields(l);
   execute_fields(l);
+  float_fields(l);
   l.place();
   return l;
 }

@@ -156,6 +156,7 @@ void adder_first_half(Net& n, Mlp& m) {
   std::vector<int> rest = n.dims("f_op", 0, n.l["f_op"].size);
   for (const char* set : {"add", "sub", "addr", "neg", "mul"})
     for (int d : op_set_dims(n, set)) rest.erase(std::find(rest.begin(), rest.end(), d));
+  for (int d : op_dims(n, {Op::kAddFSig, Op::kAddFRnd, Op::kCvtSF, Op::kCvtUF})) rest.erase(std::find(rest.begin(), rest.end(), d));  // stage_float.cpp
   m.rule({rest}, zero);
 }
 

@@ -97,11 +97,27 @@ void result_rules(Net& n, Mlp& m, const std::vector<Lit>& when, const std::strin
   rule(with({d(2, 2, 14)}), no);
 }
 
-// res = NVIDIA's canonical NaN (0x7fffffff: not a one-token value) when the literals hold.
-void canonical_nan_rule(Net& n, Mlp& m, const std::vector<Lit>& when) {
-  std::vector<int> out = {n.dim("fits", 1)};
-  for (int g = 0; g < 8; ++g) out.push_back(n.digit("res", g, word_nibble(kCanonicalNaN, g)));
+// res = a constant word when the literals hold.
+void constant_rule(Net& n, Mlp& m, const std::vector<Lit>& when, uint32_t word) {
+  const int32_t v = static_cast<int32_t>(word);
+  std::vector<int> out = {n.dim("fits", v >= kSmallMin && v <= kSmallMax ? 0 : 1)};
+  for (int g = 0; g < 8; ++g) out.push_back(n.digit("res", g, word_nibble(word, g)));
   m.rule(when, out);
+}
+
+// res = NVIDIA's canonical NaN (0x7fffffff: not a one-token value) when the literals hold.
+void canonical_nan_rule(Net& n, Mlp& m, const std::vector<Lit>& when) { constant_rule(n, m, when, kCanonicalNaN); }
+
+// add.f32.rnd by its class (stage_float.cpp): the adder's word with the sign, or a constant.
+void float_results(Net& n, Mlp& m) {
+  const Lit rnd = op_dims(n, {Op::kAddFRnd});
+  result_rules(n, m, {rnd, {n.dim("fcls", kPlus)}}, "sum");
+  result_rules(n, m, {rnd, {n.dim("fcls", kMinus)}}, "sum", 15, 8);  // the sum is below 0x7f800001
+  canonical_nan_rule(n, m, {rnd, {n.dim("fcls", kNaN)}});
+  constant_rule(n, m, {rnd, {n.dim("fcls", kPlusInf)}}, 0x7f800000u);
+  constant_rule(n, m, {rnd, {n.dim("fcls", kMinusInf)}}, 0xff800000u);
+  constant_rule(n, m, {rnd, {n.dim("fcls", kPlusZero)}}, 0u);
+  constant_rule(n, m, {rnd, {n.dim("fcls", kMinusZero)}}, 0x80000000u);
 }
 
 // The shifts' res and fits from sbit's rails (0 on, 1 off): a nibble is its four bits; a
@@ -132,12 +148,13 @@ constexpr Op kResultOps[] = {Op::kMov, Op::kAdd, Op::kSub, Op::kNeg, Op::kAbs, O
                              Op::kMaxS, Op::kMaxU, Op::kAnd, Op::kOr, Op::kXor, Op::kNot, Op::kShl, Op::kShrU, Op::kShrS,
                              Op::kMulLo, Op::kMadLo, Op::kPopc, Op::kClz, Op::kBrev, Op::kAtomAdd, Op::kAtomMinS,
                              Op::kAtomMinU, Op::kAtomMaxS, Op::kAtomMaxU, Op::kAtomExch, Op::kAtomCas,
-                             Op::kMinF, Op::kMaxF, Op::kNegF, Op::kAbsF};
+                             Op::kMinF, Op::kMaxF, Op::kNegF, Op::kAbsF, Op::kAddFSig, Op::kAddFRnd, Op::kCvtSF, Op::kCvtUF};
 
 void results(Net& n, Mlp& m) {
   auto ops = [&](std::initializer_list<Op> list) { return Lit(op_dims(n, list)); };
   result_rules(n, m, {ops({Op::kMov})}, "oa");
-  result_rules(n, m, {ops({Op::kAdd, Op::kSub, Op::kNeg, Op::kMulLo, Op::kMadLo})}, "sum");
+  result_rules(n, m, {ops({Op::kAdd, Op::kSub, Op::kNeg, Op::kMulLo, Op::kMadLo, Op::kAddFSig, Op::kCvtSF, Op::kCvtUF})}, "sum");
+  float_results(n, m);
   result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7 + 8, 8)}, "sum");  // a < 0: ~a + 1
   result_rules(n, m, {ops({Op::kAbs}), n.dims("oa", 16 * 7, 8)}, "oa");
   result_rules(n, m, {Lit(op_dims(n, kLoadOps))}, "mr");
@@ -326,7 +343,7 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
   auto names = [](bool floats) {
     std::string s;
     for (Op o : computed_ops())
-      if (is_float_op(o) == floats) {
+      if ((is_float_op(o) || o == Op::kAddFSig || o == Op::kAddFRnd) == floats) {
         if (!s.empty()) s += ", ";
         s += op_info(o).mnemonic;
       }
@@ -337,9 +354,10 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
     const bool built = computed_by_layers(in.op);
     if (is_float_op(in.op) && !built)
       return fmt::format("block {}: {} (the model's ALU has the floating point ops {}; `qgpu run --engine model` "
-                         "compiles add, sub, mul, fma, div, sqrt and the conversions into integer ops, hand-written "
-                         "code must too, or run on the interpreter, --engine interp, which is exact to IEEE-754 and "
-                         "NVIDIA's NaN; `qgpu map` lists the ops the layers compute)",
+                         "compiles add and sub into the float microcode (add.f32.sig, add.f32.rnd), mul, fma, div, "
+                         "sqrt and the other conversions into integer ops, hand-written code must too, or run on the "
+                         "interpreter, --engine interp, which is exact to IEEE-754 and NVIDIA's NaN; `qgpu map` lists "
+                         "the ops the layers compute)",
                          b, op_info(in.op).mnemonic, names(true));
     if (!built)
       return fmt::format("block {}: {} (the model's ALU has {}; `qgpu run` compiles mul.hi, div and rem into those, "

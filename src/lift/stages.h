@@ -71,6 +71,11 @@ std::vector<Mlp::Literal> nibble_is(Net& n, const std::string& field, int g, int
 // weight 2^b; top_signed: bit 3 weighs -8, the nibble as a signed value).
 std::vector<Mlp::Term> nibble_bits(Net& n, const std::string& field, int g, int sign, bool top_signed = false);
 
+// stage_float.cpp: add.f32.sig and add.f32.rnd's addends (L8-L10) and digits (L11), and
+// add.f32.rnd's result class (fcls, L12), which the emit stage turns into res.
+enum FloatClass { kPlus, kMinus, kNaN, kPlusInf, kMinusInf, kPlusZero, kMinusZero, kFloatClasses };
+void build_float(Net& n);
+
 // stage_launch.cpp: the header and wave heads (L1), threads and block counts (L1 MLP),
 // the wave against the block count (L2 MLP).
 void build_launch(Net& n);
