@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -521,6 +522,25 @@ TEST(FloatModel, TeacherForcedStateEqualsTheInterpreter) {
   EXPECT_NE(gap->find("`qgpu run --engine model` compiles add and sub into the float microcode (add.f32.sig, "
                       "add.f32.rnd), mul, fma, div, sqrt and the other conversions into integer ops"),
             std::string::npos) << *gap;
+}
+
+// The float steps inside the model on every class of operand (kernels/float_classes.cu's
+// three cases: zeros, subnormals, the ends, infinities, NaNs, ties whose carry runs through
+// every nibble, the conversions' edges), in f32, bf16 and f16, checked at every token.
+TEST(FloatModel, FloatStepsOnEveryClassInEveryDtype) {
+  const std::string cu = std::string(QGPU_SOURCE_DIR) + "/kernels/float_classes.cu";
+  std::vector<std::string> runs;
+  std::istringstream lines(test_util::read_file(cu));
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("// run: ", 0) == 0) runs.push_back(line.substr(8));
+  ASSERT_EQ(runs.size(), 3u);
+  for (const std::string& run : runs)
+    for (const char* dtype : {"f32", "bf16", "f16"}) {
+      const test_util::Result r = test_util::qgpu("run " + cu + " " + run + " --check --dtype " + dtype);
+      EXPECT_EQ(r.status, 0) << dtype << " " << run << "\n" << r.err;
+      EXPECT_NE(r.out.find("the model's greedy choice was the interpreter's next record at all"), std::string::npos)
+          << dtype << " " << run << "\n" << r.out;
+    }
 }
 
 // `qgpu run --check` compiles the float kernel as the model runs it (mul.f32 by 0.01 as an

@@ -317,6 +317,13 @@ std::vector<std::pair<uint32_t, uint32_t>> float_pairs(int random, uint32_t seed
   std::vector<std::pair<uint32_t, uint32_t>> p;
   for (uint32_t a : edges)
     for (uint32_t b : edges) p.emplace_back(a, b);
+  // Carries that run through every nibble: all-ones significands against neighbours (the
+  // ties of (1 - 2^-24) + 1), at exponents whose bit 0 and the shift's are both set.
+  for (uint32_t e : {1u, 2u, 125u, 126u, 127u, 253u, 254u})
+    for (uint32_t m : {0x7fffffu, 0x7ffffeu, 0u, 1u, 0x400000u})
+      for (int de = -2; de <= 2; ++de)
+        for (uint32_t sign : {0u, 0x80000000u})
+          p.emplace_back(e << 23 | 0x7fffffu, sign | (static_cast<uint32_t>(static_cast<int>(e) + de) & 0xffu) << 23 | m);
   std::mt19937 rng(seed);
   for (int i = 0; i < random; ++i) {
     const uint32_t a = static_cast<uint32_t>(rng());

@@ -2,6 +2,7 @@
 #include "lift/layout.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -39,30 +40,48 @@ void Layout::add(const std::string& name, Code code, Life life, std::string mean
 }
 
 void Layout::place() {
-  // The longest-lived first, the widest first among equals (a field never cleared holds
-  // to the last sublayer any life names): 2,493 dims for the machine, one over the most
-  // alive at once; by dims x sublayers held 2,509, by birth 2,768.
+  // First fit, in the order that gives the narrowest residual of a few: the longest-lived
+  // first (a field never cleared holds to the last sublayer any life names), the widest
+  // first among equals; or, among equals, the earliest born; or by dims x sublayers held.
+  // The machine's is one dim over the most alive at once.
   int last = 0;
   for (const Field& f : fields) last = std::max({last, f.life.born + 1, f.life.cleared == kNever ? 0 : f.life.cleared});
   auto held = [&](const Field* f) { return std::min(f->life.cleared, last) - f->life.born; };
-  std::vector<Field*> order;
-  for (Field& f : fields) order.push_back(&f);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](const Field* a, const Field* b) { return held(a) != held(b) ? held(a) > held(b) : a->size > b->size; });
-  used = 0;
-  std::vector<const Field*> placed;
-  for (Field* f : order) {
-    int at = shared ? 0 : used;
-    for (bool moved = shared; moved;) {
-      moved = false;
-      for (const Field* p : placed)
-        if (overlap(p->life, f->life) && at < p->offset + p->size && p->offset < at + f->size)
-          at = p->offset + p->size, moved = true;
+  using Before = std::function<bool(const Field*, const Field*)>;
+  const Before orders[] = {
+      [&](const Field* a, const Field* b) { return held(a) != held(b) ? held(a) > held(b) : a->size > b->size; },
+      [&](const Field* a, const Field* b) {
+        if (held(a) != held(b)) return held(a) > held(b);
+        return a->life.born != b->life.born ? a->life.born < b->life.born : a->size > b->size;
+      },
+      [&](const Field* a, const Field* b) { return held(a) * a->size > held(b) * b->size; }};
+  std::vector<int> best;
+  for (const Before& before : orders) {
+    std::vector<Field*> order;
+    for (Field& f : fields) order.push_back(&f);
+    std::stable_sort(order.begin(), order.end(), before);
+    used = 0;
+    std::vector<const Field*> placed;
+    for (Field* f : order) {
+      int at = shared ? 0 : used;
+      for (bool moved = shared; moved;) {
+        moved = false;
+        for (const Field* p : placed)
+          if (overlap(p->life, f->life) && at < p->offset + p->size && p->offset < at + f->size)
+            at = p->offset + p->size, moved = true;
+      }
+      f->offset = at;
+      used = std::max(used, at + f->size);
+      placed.push_back(f);
     }
-    f->offset = at;
-    used = std::max(used, at + f->size);
-    placed.push_back(f);
+    if (best.empty() || used < best.back()) {
+      best.clear();
+      for (const Field& f : fields) best.push_back(f.offset);
+      best.push_back(used);
+    }
   }
+  for (size_t i = 0; i < fields.size(); ++i) fields[i].offset = best[i];
+  used = best.back();
 }
 
 int Layout::alive(int sublayer) const {

@@ -13,9 +13,10 @@
 //     L8 MLP: fk, the normalising shift min(leading zeros of s below bit 31, E(x)) (none
 //        for other ops); fs, whether s is 0, E(x)'s exponent is 0, a or b is a NaN or an
 //        infinity; fov, whether the rounded result reaches infinity;
-//     L9 MLP: fx1 = (s << fk) >> 7, the significand (0 at an overflow);
+//     L9 MLP: fx1 = the fraction of (s << fk) >> 7 and fx3 = (h - fk) << 23, h its hidden
+//        bit (0 at an overflow);
 //     L10 MLP: fx2 = exponent(x) << 23 (bit 23 also when it is 0; 0x7f800000 at an
-//        overflow); fx3 = -(fk << 23); fcin, the round-to-nearest-even increment;
+//        overflow); fcin, the round-to-nearest-even increment;
 //     L12 MLP: fcls, the result's class: the sum with either sign, NaN, an infinity, a zero.
 // Every field holds a valid code for every op; fk, fd and fxb are "none" unless the op is
 // theirs, so the rules keyed on them are silent elsewhere and fx1..fx3 stay 0.
@@ -109,6 +110,10 @@ std::vector<int> join(std::vector<int> a, const std::vector<int>& b) {
 }
 
 int flag(Net& n, Flag f, bool yes) { return n.digit("fs", f, yes ? 0 : 1); }
+
+// fx3 holds bits 23..31 only (the others are 0): bit i's rails.
+constexpr int kFx3Low = 23;
+int fx3(Net& n, int i, bool on) { return n.digit("fx3", i - kFx3Low, on ? 0 : 1); }
 
 // A dual-rail bit field's threshold output: off -> on.
 std::vector<Out> turn_on(Net& n, const std::string& field, int i) {
@@ -225,7 +230,6 @@ void sig_addends(Net& n, Mlp& m) {
     }
   }
   all_off(n, m, "fx2");
-  all_off(n, m, "fx3");
   m.rule({{n.one()}}, {n.dim("fneg", 0)});
   m.rule({{n.one()}}, {n.dim("fcin", 0)});
   for (int sign : {1, -1}) {  // the signs differ: a < 0 <= b, or b < 0 <= a
@@ -305,18 +309,31 @@ void rnd_flags(Net& n, Mlp& m) {
 // L9: fx1 = (s << k) >> 7: bit i is s's bit i + 7 - k.
 void rnd_significand(Net& n, Mlp& m) {
   all_off(n, m, "fx1");
+  std::vector<int> off;
+  for (int i = kFx3Low; i < 32; ++i) off.push_back(fx3(n, i, false));
+  m.rule({{n.one()}}, off);
   const std::vector<int> overflow = {n.dim("fov", 0)};
-  for (int k = 0; k < kKNone; ++k)
-    for (int i = 0; i <= 23; ++i) {
+  for (int k = 0; k < kKNone; ++k) {
+    for (int i = 0; i <= 22; ++i) {  // the fraction: N's bits 29..7
       const int j = i + 7 - k;
       if (j < 0 || j > 30) continue;
       std::vector<Term> t = {{{n.dim("fk", k)}, {1}}};
       add_term(n, t, "oa", j / 4, [&](int v) { return v >> (j % 4) & 1; });
       m.threshold(t, 2, overflow, turn_on(n, "fx1", i));
     }
+    // fx3 = (h - k) << 23, h the hidden bit (N's bit 30: s's bit 30 - k), so that no
+    // nibble of fx1 + fx2 + fx3 sums past 30 (with a carry in, the adder's one carry out).
+    for (int h = 0; h < 2; ++h) {
+      const uint32_t word = static_cast<uint32_t>(h - k) << 23;
+      std::vector<Term> t = {{{n.dim("fk", k)}, {1}}};
+      add_term(n, t, "oa", (30 - k) / 4, [&](int v) { return (v >> ((30 - k) % 4) & 1) == h ? 1 : 0; });
+      for (int i = 23; i < 32; ++i)
+        if (word >> i & 1) m.threshold(t, 2, overflow, {{fx3(n, i, false), -1}, {fx3(n, i, true), 1}});
+    }
+  }
 }
 
-// L10: fx2 = exponent(x) << 23, fx3 = -(k << 23), the rounding increment into fcin.
+// L10: fx2 = exponent(x) << 23, the rounding increment into fcin.
 void rnd_addends(Net& n, Mlp& m) {
   const int none = n.dim("fk", kKNone), overflow = n.dim("fov", 0);
   for (bool c : {false, true})
@@ -327,15 +344,6 @@ void rnd_addends(Net& n, Mlp& m) {
     }
   m.threshold({{{flag(n, kZeroExp, true)}, {1}}}, 1, {none, overflow}, turn_on(n, "fx2", 23));  // E = 1
   for (int i = 23; i <= 30; ++i) m.threshold({{{overflow}, {1}}}, 1, {none}, turn_on(n, "fx2", i));
-  for (int i = 23; i < 32; ++i) {
-    Term t;
-    for (int k = 1; k < kKNone; ++k)
-      if ((0u - (static_cast<uint32_t>(k) << 23)) >> i & 1) {
-        t.dims.push_back(n.dim("fk", k));
-        t.weight.push_back(1);
-      }
-    m.threshold({t}, 1, {overflow}, turn_on(n, "fx3", i));
-  }
   // Nearest even at bit 7 of N = s << k: N's bit 6, and bit 7 or any of bits 5..0.
   for (int k = 0; k <= 6; ++k) {
     std::vector<Term> t = {{{n.dim("fk", k)}, {16}}};
@@ -449,17 +457,19 @@ void cvt_addends(Net& n, Mlp& m) {
     std::vector<Term> t = {above};
     if (i < 31) {  // INT_MAX's bits: a positive cvt.s32.f32
       add_term(n, t, "oa", 7, [](int v) { return v < 8 ? 1 : 0; });
-      m.threshold(t, 2, join(nan, not_s32), turn_on(n, "fx3", i));
+      m.threshold(t, 2, join(nan, not_s32), turn_on(n, "fx1", i));
     } else {
       add_term(n, t, "oa", 7, [](int v) { return v >> 3; });
-      m.threshold(t, 2, join(nan, not_s32), turn_on(n, "fx3", i));
+      m.threshold(t, 2, join(nan, not_s32), turn_on(n, "fx1", i));
     }
-    m.threshold({above}, 1, join(nan, op_dims(n, {Op::kCvtUF}, true)), turn_on(n, "fx3", i));
+    m.threshold({above}, 1, join(nan, op_dims(n, {Op::kCvtUF}, true)), turn_on(n, "fx1", i));
   }
 }
 
-// The adder's digits (L11) for the microcode and the conversions to integers: fx1 + fx2 (or ~fx2 when fneg) + fx3 + fcin. The
-// words are 0 for every other op; each nibble's sum stays below 32 by construction.
+// The adder's digits (L11) for the microcode and the conversions to integers: fx1 + fx2 (or
+// ~fx2 when fneg) + fx3 + fcin. The words are 0 for every other op. No nibble of the three
+// sums past 30 (the addends are built so), so with a carry in a nibble carries out at most
+// 1, which is all the adder's carry lookahead passes on.
 void adder_digits(Net& n, Mlp& m) {
   m.rule({op_dims(n, {Op::kAddFSig, Op::kAddFRnd, Op::kCvtSF, Op::kCvtUF})}, [&] {
     std::vector<int> zero;
@@ -469,11 +479,13 @@ void adder_digits(Net& n, Mlp& m) {
   for (bool complement : {false, true})
     for (int g = 0; g < 8; ++g) {
       std::vector<Term> t;
-      for (const char* f : {"fx1", "fx2", "fx3"})
+      for (const char* f : {"fx1", "fx2"})
         for (int k = 0; k < 4; ++k) {
           const bool flip = complement && f[2] == '2';
           t.push_back({{n.digit(f, 4 * g + k, flip ? 1 : 0)}, {1 << k}});
         }
+      for (int k = 0; k < 4; ++k)
+        if (4 * g + k >= kFx3Low) t.push_back({{fx3(n, 4 * g + k, true)}, {1 << k}});
       if (g == 0) t.push_back({{n.dim("fcin", 1)}, {1}});
       const std::vector<int> veto = {n.dim("fneg", complement ? 0 : 1)};
       for (int v = 1; v < 32; ++v) {
