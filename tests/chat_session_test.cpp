@@ -103,10 +103,10 @@ constexpr const char* kSquare =
     "  if (i < n) x[i] = x[i] * x[i];\n}\n```\n```launch\n--grid 1 --block 4 --arg 'x=[3,-4,5]' --arg n=3\n```";
 
 TEST(ChatSession, AdvancedModeCompilesTheModelsKernelAndRetriesOnErrors) {
-  // A square root, a division, a product, a sum, a floor and two conversions, each once
-  // and no fma: integer sequences (lower_float.cpp) past the ROM's 256 blocks (296).
+  // A square root, a division, a product, an fma, a floor and two conversions, each once:
+  // integer sequences (lower_float.cpp) past the ROM's 256 blocks (323).
   const std::string broken = "```cuda\nextern \"C\" __global__ void square(float* x) { x[0] = sqrtf(x[0]);"
-                             " x[1] = x[1] / x[2]; x[3] = __fmul_rn(x[3], x[4]); x[5] = __fadd_rn(x[5], x[6]);"
+                             " x[1] = x[1] / x[2]; x[3] = __fmul_rn(x[3], x[4]); x[5] = fmaf(x[5], x[6], x[7]);"
                              " x[7] = floorf(x[7]); x[6] = (float)(int)x[1]; }"
                              "\n```\n```launch\n--grid 1 --block 4 --arg 'x=[1,2,3,4,5,6,7,8]'\n```";
   TempFile s(script({{{"when", "compile error"}, {"reply", kSquare}},

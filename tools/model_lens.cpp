@@ -73,8 +73,10 @@ struct Outcome {
 
 Outcome launch_kept(const Program& p, const Launch& l, const engine::Model& m, host::LaunchOptions o) {
   Outcome out;
+  std::vector<Rec> generated;
   auto user = o.on_record;
   o.on_record = [&](const Rec* r, const engine::State& s) {
+    if (r) generated.push_back(*r);
     if (r && r->kind == Tok::kEnd)  // the final state: every register the lanes wrote
       for (int w = 0; w < kWarps; ++w)
         for (int lane = 0; lane < kLanes; ++lane)
@@ -96,6 +98,10 @@ Outcome launch_kept(const Program& p, const Launch& l, const engine::Model& m, h
     out.error = e.what();
     out.result.prompt = encode_image(p, l);
     out.result.records = e.records;
+  } catch (const Error& e) {  // an intervened state the read-out cannot decode (memory, say)
+    out.error = e.what();
+    out.result.prompt = encode_image(p, l);
+    out.result.records = std::move(generated);
   }
   return out;
 }

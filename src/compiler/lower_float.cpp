@@ -423,41 +423,35 @@ std::vector<IrInstr> float_from_int(IrOperand d, IrOperand a, bool is_signed, Fl
   return s.finish(d);
 }
 
-// cvt.r{n,m,p,z}i.f32.f32: a rounded to an integral float. For 1 <= |a| < 2^23 the
-// integer's last place is bit r = 150 - e of the word: toward zero clears the bits below
-// it; nearest even adds half a place less one, plus the integer's last bit, to the
-// magnitude (a carry runs into the exponent); floor and ceil add a whole place when a bit
-// below it is on and a's sign is the direction's. |a| < 1 is 0 with a's sign or +-1;
-// |a| >= 2^23 (infinities too) is a itself, NaN the canonical NaN.
+// cvt.r{n,m,p,z}i.f32.f32: a rounded to an integral float, with the float steps. For
+// |a| < 2^23: toward zero is (float)(int)a (cvt.s32.f32, then add.f32.rnd of the integer's
+// magnitude, exact below 2^23) with a's sign, so -0.5 gives -0; nearest even is
+// (|a| + 2^23) - 2^23, whose first add rounds at the units (ties to even), with a's sign;
+// floor and ceil are the truncation moved by one where it is above a (floor) or below it
+// (ceil). |a| >= 2^23 (infinities too) is a itself, NaN the canonical NaN.
 std::vector<IrInstr> float_round(IrOperand d, IrOperand a, Op op, FloatSeq& s) {
   IrOperand ma = s.op(Op::kAnd, a, kMag);
-  IrOperand r = s.op(Op::kSub, ir_imm(150), s.op(Op::kShrU, ma, 23));
-  IrOperand keep = s.op(Op::kShl, ir_imm(0xffffffff), r);
   IrOperand sign = s.op(Op::kAnd, a, kSign);
-  IrOperand one = s.op(Op::kOr, sign, 0x3f800000);  // +-1
-  IrOperand whole = ma, below_one = sign;           // |result| for 1 <= |a| < 2^23; the result below 1
+  IrOperand small;  // the result for |a| < 2^23
   if (op == Op::kRndNF) {
-    IrOperand last = s.op(Op::kAnd, s.op(Op::kShrU, ma, r), 1);
-    IrOperand half = s.op(Op::kShrU, s.op(Op::kShl, ir_imm(1), r), 1);
-    IrOperand up = s.op(Op::kAdd, ma, half);
-    whole = s.op(Op::kAnd, s.op(Op::kAdd, up, s.op(Op::kSub, last, 1)), keep);
-    below_one = s.selp(one, sign, s.setp(Op::kSetpGtU, ma, 0x3f000000));
+    IrOperand up = s.op(Op::kAddFRnd, s.op(Op::kAddFSig, ma, ir_imm(0x4b000000)), ma, ir_imm(0x4b000000));
+    IrOperand whole = s.op(Op::kAddFRnd, s.op(Op::kAddFSig, up, ir_imm(0xcb000000)), up, ir_imm(0xcb000000));
+    small = s.op(Op::kOr, whole, sign);
   } else {
-    whole = s.op(Op::kAnd, ma, keep);
+    IrOperand magnitude = s.op(Op::kAbs, s.op(Op::kCvtSF, a));
+    IrOperand trunc = s.op(Op::kOr, s.op(Op::kAddFRnd, magnitude, ir_imm(0x4e000000), ir_imm(0x4e000000)), sign);
+    small = trunc;
     if (op != Op::kRndZF) {
-      IrOperand away = s.sign_mask(op == Op::kRndMF ? a : s.op(Op::kNot, a));  // -1: a's sign is the direction's
-      IrOperand moved = s.op(Op::kAnd, ma, away);
-      IrOperand inexact = s.nonzero(s.op(Op::kAnd, moved, s.op(Op::kNot, keep)));
-      whole = s.op(Op::kMadLo, inexact, s.op(Op::kShl, ir_imm(1), r), whole);
-      below_one = s.selp(one, sign, s.setp(Op::kSetpNe, moved, 0));
+      const bool floor = op == Op::kRndMF;
+      const int64_t step = floor ? 0xbf800000 : kOne;  // -1 or +1
+      IrOperand moved = s.op(Op::kAddFRnd, s.op(Op::kAddFSig, trunc, ir_imm(step)), trunc, ir_imm(step));
+      small = s.selp(moved, trunc, s.setp(floor ? Op::kSetpLtF : Op::kSetpGtF, a, trunc));
     }
   }
-  IrOperand small = s.setp(Op::kSetpLtU, ma, 0x3f800000);
-  IrOperand finite = s.selp(below_one, s.op(Op::kOr, whole, sign), small);
   IrOperand nan = s.setp(Op::kSetpGtU, ma, kInf);
   IrOperand integral = s.selp(ir_imm(kMag), a, nan);
   IrOperand big = s.setp(Op::kSetpGeU, ma, 0x4b000000);
-  s.selp(integral, finite, big);
+  s.selp(integral, small, big);
   return s.finish(d);
 }
 

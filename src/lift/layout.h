@@ -58,7 +58,7 @@ struct Layout {
   // A field; place() gives it dims. Its life's hots are its code's.
   void add(const std::string& name, Code code, Life life, std::string meaning);
   // Gives every field the lowest dims that no field alive at the same time holds (first
-  // fit, the longest-lived fields first, then the widest).
+  // fit in a few orders, the longest-lived fields first; the narrowest result is kept).
   void place();
   const Field& operator[](const std::string& name) const;  // CHECKs that it exists
   // The dims of the fields alive after sublayer s (born at or before it and cleared after

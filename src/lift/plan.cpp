@@ -255,7 +255,7 @@ void float_fields(Layout& l) {
   l.add("fd", one_hot(33), C(M(9), M(10)), "add.f32.sig: the alignment shift 0..31 (31: 31 or more), 32 = another op");
   l.add("fx1", bits(), C(M(9), M(11)), "the float microcode's first addend (0 for other ops)");
   l.add("fx2", bits(), C(M(10), M(11)), "the second addend, complemented when fneg");
-  l.add("fx3", groups(9, 2), C(M(9), M(11)), "the third addend's bits 23..31 (0 on, 1 off; the rest are 0)");
+  l.add("fx3", groups(9, 2), C(M(9), M(11)), "the third addend's bits 23..31 (0 off, 1 on; the rest are 0)");
   l.add("fneg", one_hot(2), C(M(10), M(11)), "1: the adder takes ~fx2 (add.f32.sig of unlike signs)");
   l.add("fcin", one_hot(2), C(M(10), M(11)), "the float microcode's carry into the adder: 0, 1");
   l.add("fcls", one_hot(kFloatClasses), B(M(12)), "add.f32.rnd's result: the sum, +, -; NaN; +inf, -inf; +0, -0");

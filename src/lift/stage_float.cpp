@@ -113,7 +113,7 @@ int flag(Net& n, Flag f, bool yes) { return n.digit("fs", f, yes ? 0 : 1); }
 
 // fx3 holds bits 23..31 only (the others are 0): bit i's rails.
 constexpr int kFx3Low = 23;
-int fx3(Net& n, int i, bool on) { return n.digit("fx3", i - kFx3Low, on ? 0 : 1); }
+int fx3(Net& n, int i, bool on) { return n.digit("fx3", i - kFx3Low, on ? 1 : 0); }
 
 // A dual-rail bit field's threshold output: off -> on.
 std::vector<Out> turn_on(Net& n, const std::string& field, int i) {
