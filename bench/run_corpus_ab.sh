@@ -7,8 +7,9 @@
 # 20,000 records (the interpreter's count), at most 24 of them, the longest first. Each
 # round runs every kernel on OLD, then on NEW (odd rounds NEW first); tokens/s is a binary's
 # generated records over its generation seconds (the model's construction apart), summed
-# over the kernels. Prints each round, the medians with their range and NEW / OLD. Both
-# binaries must generate the same records (the same counts; exit 1 otherwise).
+# over the kernels. Prints each round, the medians with their range and NEW / OLD. Each
+# binary's model must generate its own interpreter's record count (exit 1 otherwise); the
+# counts may differ between the binaries when their compilers do.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 old="" new="" rounds=3 dtype=bf16
@@ -53,11 +54,12 @@ for cu in sorted(glob.glob("kernels/*.cu")):
     args = run_line(cu)
     if args is None or "float" in text:
         continue
-    records = run(new, cu, args, "interp")["tokens"]
-    if 300 <= records <= 20000:
+    records = {b: run(b, cu, args, "interp")["tokens"] for b in (old, new)}
+    if 300 <= records[new] <= 20000:
         kernels.append((records, cu, args))
-kernels = sorted(kernels, reverse=True)[:24]
-print(f"{len(kernels)} integer kernels, {sum(k[0] for k in kernels)} records a binary a round ({dtype})")
+kernels = sorted(kernels, key=lambda k: k[0][new], reverse=True)[:24]
+print(f"{len(kernels)} integer kernels, records a round: old {sum(k[0][old] for k in kernels)}, "
+      f"new {sum(k[0][new] for k in kernels)} ({dtype})")
 
 rates = {old: [], new: []}
 for r in range(rounds):
@@ -67,8 +69,8 @@ for r in range(rounds):
         tokens = seconds = 0
         for records, cu, args in kernels:
             j = run(binary, cu, args, "model")
-            if j["tokens"] != records:
-                sys.exit(f"run_corpus_ab: {binary} generated {j['tokens']} records of {cu}, the interpreter {records}")
+            if j["tokens"] != records[binary]:
+                sys.exit(f"run_corpus_ab: {binary} generated {j['tokens']} records of {cu}, its interpreter {records[binary]}")
             tokens += j["tokens"]
             seconds += j["seconds"]
         rates[binary].append(tokens / seconds)

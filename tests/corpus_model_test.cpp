@@ -134,12 +134,10 @@ std::vector<Case> generatable(bool first_case_only, Gaps& gaps, bool two_kernels
   return out;
 }
 
-// A case of more records than this generates whole only in CorpusModelLong (by hand, about
-// 6 minutes); CI's bf16 runs its first kLongPrefix: mandelbrot_float's two long cases
-// (692,330 and 347,026 records, each float op a call of the fma's 119-op copy) would add
-// about 10 minutes of CPU to a suite that has 30. kLongPrefix covers that kernel's loop
-// several times (its third case, 20,389 records, runs whole).
-constexpr size_t kWholeRecords = 200000, kLongPrefix = 20000;
+// A case of more records than this generates whole only in CorpusModelLong (by hand); CI's
+// bf16 runs its first kLongPrefix. Every case of the corpus is under it: mandelbrot_float's
+// longest is 223,587 records (692,406 when its float adds were integer sequences too).
+constexpr size_t kWholeRecords = 250000, kLongPrefix = 20000;
 
 // A case of more than `longer_than` records (0: no limit) generates its first `prefix`
 // records only, each the interpreter's (its outputs are not compared).
@@ -274,13 +272,13 @@ TEST_P(CorpusModel, EveryCaseInBf16ShortestInF32AndF16) {
 
 // The cases CI cuts at kLongPrefix, whole in bf16, every record the interpreter's and every
 // output the oracle's (by hand: corpus_model_test --gtest_also_run_disabled_tests
-// --gtest_filter='CorpusModelLong.*'; about 6 minutes in the release preset).
+// --gtest_filter='CorpusModelLong.*'); none at present.
 TEST(CorpusModelLong, DISABLED_CasesPastTheCutWholeInBf16) {
   Gaps gaps;
   std::vector<Case> longer;
   for (Case& c : generatable(false, gaps, false))
     if (qgpu::run(c.k.program, c.k.program.launch).records.size() > kWholeRecords) longer.push_back(std::move(c));
-  ASSERT_FALSE(longer.empty());
+  if (longer.empty()) GTEST_SKIP() << "every case of the corpus is under the cut: CI runs each whole";
   corpus_on_model(longer, DType::bf16, 0, 0, 4 * 1000 * 1000);
 }
 
