@@ -17,7 +17,7 @@
 namespace qgpu {
 namespace {
 
-constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kFrac = 0x7fffff, kOne = 0x3f800000;
+constexpr int64_t kSign = 0x80000000, kMag = 0x7fffffff, kInf = 0x7f800000, kOne = 0x3f800000;
 
 // x is an immediate whose 32 bits are `bits` (an immediate may be held sign-extended).
 bool is_word(const IrOperand& x, int64_t bits) { return x.kind == IrOperand::Kind::kImm && (x.imm & 0xffffffff) == bits; }

@@ -138,9 +138,10 @@ void sig_exponents(Net& n, Mlp& m) {
     m.rule({{n.one()}}, {n.dim(p.field, 0)});
     for (int v = -14; v <= 15; ++v) {
       std::vector<Term> t;
-      for (auto [field, sign] : {std::pair{"oa", 1}, std::pair{"ob", -1}}) {
-        add_term(n, t, field, p.lo_nibble, [&](int u) { return sign * (u >> 3); });
-        add_term(n, t, field, p.lo_nibble + 1, [&](int u) { return sign * 2 * (u & 7); });
+      for (int k = 0; k < 2; ++k) {  // a's part, less b's
+        const int sign = k == 0 ? 1 : -1;
+        add_term(n, t, k == 0 ? "oa" : "ob", p.lo_nibble, [&](int u) { return sign * (u >> 3); });
+        add_term(n, t, k == 0 ? "oa" : "ob", p.lo_nibble + 1, [&](int u) { return sign * 2 * (u & 7); });
       }
       m.threshold(t, v, {}, {{n.dim(p.field, v + 14), -1}, {n.dim(p.field, v + 15), 1}});
     }
