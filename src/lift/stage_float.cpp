@@ -1,4 +1,4 @@
-// The float microcode (docs/design.md §3, "Float add in two steps"): binary32 a + b is
+// The float steps (docs/design.md §3, "Float steps"): binary32 a + b is
 // add.f32.rnd(add.f32.sig(a, b), a, b), each one machine step whose word the adder
 // (stage_alu.cpp) finishes from three addends fx1 + fx2 (or ~fx2) + fx3 + fcin this stage
 // makes in the multiplier's layers, beside the multiplier:
@@ -18,6 +18,8 @@
 //     L10 MLP: fx2 = exponent(x) << 23 (bit 23 also when it is 0; 0x7f800000 at an
 //        overflow); fcin, the round-to-nearest-even increment;
 //     L12 MLP: fcls, the result's class: the sum with either sign, NaN, an infinity, a zero.
+//   cvt.s32.f32, cvt.u32.f32 (oa = a): L8 fce, a's exponent; L10 the significand shifted into
+//     fx2 (fneg, fcin for a negative int), a saturated word into fx1, 0 for NaN.
 // Every field holds a valid code for every op; fk, fd and fxb are "none" unless the op is
 // theirs, so the rules keyed on them are silent elsewhere and fx1..fx3 stay 0.
 #include <algorithm>
