@@ -404,15 +404,11 @@ TwoForms compile_both(std::string_view src, std::string_view name, std::initiali
   fs::remove(cu);
   return out;
 }
-long clz_count(const CompiledKernel& k) {
-  return std::count_if(k.program.code.begin(), k.program.code.end(), [](const Instr& in) { return in.op == Op::kClz; });
+long op_count(const CompiledKernel& k, Op op) {
+  return std::count_if(k.program.code.begin(), k.program.code.end(), [&](const Instr& in) { return in.op == op; });
 }
 nlohmann::json interpreter_outputs(const CompiledKernel& k) {
   return trace_json(k.program, k.program.launch, run(k.program, k.program.launch), {})["outputs"];
-}
-
-long op_count(const CompiledKernel& k, Op op) {
-  return std::count_if(k.program.code.begin(), k.program.code.end(), [&](const Instr& in) { return in.op == op; });
 }
 
 // Five float adds and subs are the layers' two microcode steps each (a sub also flips b's
@@ -427,7 +423,7 @@ extern "C" __global__ void sum4(const float *x, float *y) {
 )";
   const TwoForms k = compile_both(
       src, "share", {"x=[1.5,-0,nan,1e-45,3e38,-2,0.1,7,3e38,inf,-0.2,-7,-1e-45,-inf,5,1,0.25,-0.5,1,2,3,-3,0,-0]", "y=[0,0,0,0]"});
-  EXPECT_EQ(clz_count(k.sequences), 0);
+  EXPECT_EQ(op_count(k.sequences, Op::kClz), 0);
   EXPECT_EQ(op_count(k.sequences, Op::kAddFRnd), 5);
   EXPECT_EQ(op_count(k.sequences, Op::kAddFSig), 5);
   EXPECT_EQ(interpreter_outputs(k.sequences).dump(), interpreter_outputs(k.native).dump());
@@ -449,7 +445,7 @@ extern "C" __global__ void mix(const float *p, float *d) {
 )";
   const TwoForms k = compile_both(src, "fma_all", {"p=[1.5,-0,3,-2,1e-45,0.25,0.1,-7,nan,5,-3e38,2,0.5,-0,1]", "d=[0,0,0,0]"});
   EXPECT_LE(k.sequences.program.code.size(), static_cast<size_t>(kBlocks));
-  EXPECT_EQ(clz_count(k.sequences), 1);  // the fma's copy; a mul's copy or an inlined mul would have its own
+  EXPECT_EQ(op_count(k.sequences, Op::kClz), 1);  // the fma's copy; a mul's copy or an inlined mul would have its own
   EXPECT_EQ(op_count(k.sequences, Op::kAddFRnd), 3);  // the subs (clang fuses the last product and + dx)
   EXPECT_EQ(interpreter_outputs(k.sequences)["d"].dump(), interpreter_outputs(k.native)["d"].dump());
   EXPECT_EQ(interpreter_outputs(k.native)["d"].dump(), R"([1.0,-2.5,"nan","inf"])");

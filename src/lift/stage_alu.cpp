@@ -121,10 +121,7 @@ void adder_digits(Net& n, Mlp& m, std::string_view set, const std::function<std:
     int hi = g == 0 ? carry_in : 0;
     for (const Term& t : terms) hi += *std::max_element(t.weight.begin(), t.weight.end());
     for (int v = 1; v <= hi; ++v) {
-      std::vector<Out> outs = {{as(n, g, v - 1), -1}, {as(n, g, v), 1}};
-      if (v == 15) outs.insert(outs.end(), {{acl(n, g, kKill), -1}, {acl(n, g, kPropagate), 1}});
-      if (v == 16) outs.insert(outs.end(), {{acl(n, g, kPropagate), -1}, {acl(n, g, kGenerate), 1}});
-      m.threshold(terms, v - (g == 0 ? carry_in : 0), veto, outs);
+      m.threshold(terms, v - (g == 0 ? carry_in : 0), veto, sum_step(n, "as", "acl", g, v));
     }
   }
 }
@@ -207,6 +204,13 @@ void tag_rules(Net& n, Mlp& m) {
 }
 
 }  // namespace
+
+std::vector<Out> sum_step(Net& n, const char* sum, const char* cls, int g, int v) {
+  std::vector<Out> outs = {{n.digit(sum, g, (v - 1) % 16), -1}, {n.digit(sum, g, v % 16), 1}};
+  if (v == 15) outs.insert(outs.end(), {{n.dim(cls, 3 * g + kKill), -1}, {n.dim(cls, 3 * g + kPropagate), 1}});
+  if (v == 16) outs.insert(outs.end(), {{n.dim(cls, 3 * g + kPropagate), -1}, {n.dim(cls, 3 * g + kGenerate), 1}});
+  return outs;
+}
 
 // Carries into nibbles 1..nibbles-1 (0 no, 1 yes at 2 (g - 1)): the nearest nibble below
 // that does not propagate decides.

@@ -87,12 +87,8 @@ void sum_digits(Net& n, Mlp& m, const char* sum, const char* cls, int nibbles, c
     auto s = [&](int v) { return n.digit(sum, g, v % 16); };
     auto c = [&](int k) { return n.dim(cls, 3 * g + k); };
     m.rule({{n.one()}}, {s(0), c(kKill)});
-    for (int v = 1; v <= 30; ++v) {
-      std::vector<Out> outs = {{s(v - 1), -1}, {s(v), 1}};
-      if (v == 15) outs.insert(outs.end(), {{c(kKill), -1}, {c(kPropagate), 1}});
-      if (v == 16) outs.insert(outs.end(), {{c(kPropagate), -1}, {c(kGenerate), 1}});
-      m.threshold({value_term(n, x, 16 * g, 16), value_term(n, y, 16 * g, 16)}, v, veto, outs);
-    }
+    for (int v = 1; v <= 30; ++v)
+      m.threshold({value_term(n, x, 16 * g, 16), value_term(n, y, 16 * g, 16)}, v, veto, sum_step(n, sum, cls, g, v));
   }
 }
 

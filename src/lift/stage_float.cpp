@@ -491,12 +491,7 @@ void adder_digits(Net& n, Mlp& m) {
         if (4 * g + k >= kFx3Low) t.push_back({{fx3(n, 4 * g + k, true)}, {1 << k}});
       if (g == 0) t.push_back({{n.dim("fcin", 1)}, {1}});
       const std::vector<int> veto = {n.dim("fneg", complement ? 0 : 1)};
-      for (int v = 1; v < 32; ++v) {
-        std::vector<Out> outs = {{n.digit("as", g, (v - 1) % 16), -1}, {n.digit("as", g, v % 16), 1}};
-        if (v == 15) outs.insert(outs.end(), {{n.dim("acl", 3 * g + kKill), -1}, {n.dim("acl", 3 * g + kPropagate), 1}});
-        if (v == 16) outs.insert(outs.end(), {{n.dim("acl", 3 * g + kPropagate), -1}, {n.dim("acl", 3 * g + kGenerate), 1}});
-        m.threshold(t, v, veto, outs);
-      }
+      for (int v = 1; v < 32; ++v) m.threshold(t, v, veto, sum_step(n, "as", "acl", g, v));
     }
 }
 

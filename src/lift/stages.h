@@ -107,6 +107,10 @@ void build_alu(Net& n);
 // the nearest nibble below that does not propagate: the adder's car (L12), the atomic's
 // xcar and ycar (L11).
 void carries(Net& n, Mlp& m, const char* cls, const char* car, int nibbles);
+// The outputs of a threshold rule "nibble g's sum >= v" that telescopes the sum's digit
+// (field `sum`, group g) from (v - 1) % 16 to v % 16 and its class (field `cls` at 3 g:
+// kill, propagate, generate) from kill to propagate at 15 and to generate at 16.
+std::vector<Mlp::Out> sum_step(Net& n, const char* sum, const char* cls, int g, int v);
 
 // stage_pred.cpp: the predicate ops for all four lanes (cmpn, cms, pl; cu, cs; pb), L7, L8, L13,
 // and the binary32 compares' flags and orders (fna, fnb, fbz, fbn; fcf, fmo), L6, L9.
