@@ -202,6 +202,28 @@ TEST_F(CompileCli, OptionErrors) {
 // Scalar parameters are inputs the GPU computes with (issue 25): `out[0] = a + b` is an
 // add step the model generates, reading a and b from their memory words; the 12 appears in
 // no instruction of the program.
+// An unsigned array is printed unsigned, in the text and in --json; an int array signed;
+// an unsigned argument may be written either way.
+TEST(CompileCliParams, UnsignedArraysPrintUnsigned) {
+  TempFile cu{R"(#include <stdint.h>
+__global__ void k(const unsigned *a, unsigned int *out, int *s, uint32_t u) {
+  out[threadIdx.x] = a[threadIdx.x] * 2u + u;
+  s[threadIdx.x] = (int)out[threadIdx.x];
+})", ".cu"};
+  const std::string args = "run '" + cu.path.string() +
+                           "' --grid 1 --block 2 --arg 'a=[3000000000,-5]' --arg 'out=[0,0]' --arg 's=[0,0]' --arg u=4000000000";
+  Result text = qgpu(args);
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("  a = 3000000000 4294967291\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  out = 1410065408 3999999990\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  s = 1410065408 -294967306\n"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  u = 4000000000\n"), std::string::npos) << text.out;
+  Result j = qgpu(args + " --json");
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(json::parse(j.out)["outputs"]["out"], json::parse("[1410065408, 3999999990]"));
+  EXPECT_EQ(json::parse(j.out)["outputs"]["s"], json::parse("[1410065408, -294967306]"));
+}
+
 TEST(CompileCliParams, AddOfTwoScalarsIsAStepInTheModelsRecords) {
   TempFile cu{R"(extern "C" __global__ void add2(int *out, int a, int b) { out[0] = a + b; })", ".cu"};
   const std::string args = "run '" + cu.path.string() + "' --grid 1 --block 1 --arg 'out=[0]' --arg a=5 --arg b=7";

@@ -179,7 +179,7 @@ void corpus_on_model(const std::vector<Case>& cases, DType dtype, size_t prefix 
       if (c.floats.count(array))
         EXPECT_EQ(test_util::as_float_texts(got_values), values) << dtype_name(dtype) << " " << c.kernel << " " << c.run << ": " << array;
       else
-        EXPECT_EQ(got_values, values) << dtype_name(dtype) << " " << c.kernel << " " << c.run << ": " << array;
+        EXPECT_EQ(test_util::as_words(got_values), test_util::as_words(values)) << dtype_name(dtype) << " " << c.kernel << " " << c.run << ": " << array;
     }
   }
   std::string names, cut;

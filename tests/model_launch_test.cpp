@@ -497,8 +497,8 @@ TEST(ModelLaunch, CudaMulHiRunsAsASequenceOnTheModel) {
   nlohmann::json j = nlohmann::json::parse(r.out);
   const int64_t big = int64_t{123456789} * 987654321;
   EXPECT_EQ(j["outputs"]["hi"], nlohmann::json::array({-1, static_cast<int32_t>(big >> 32)}));
-  EXPECT_EQ(j["outputs"]["uhi"], nlohmann::json::array({2, static_cast<int32_t>(big >> 32)}));
-  EXPECT_EQ(j["outputs"]["lo"], nlohmann::json::array({-21, static_cast<int32_t>(static_cast<uint32_t>(big))}));
+  EXPECT_EQ(j["outputs"]["uhi"], nlohmann::json::array({2, static_cast<uint32_t>(big >> 32)}));  // unsigned *
+  EXPECT_EQ(j["outputs"]["lo"], nlohmann::json::array({static_cast<uint32_t>(-21), static_cast<uint32_t>(big)}));
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ std::string normalised(std::string_view s) {
 
 
 // The element type of a parameter's type text ("const unsigned char *", "short const*",
-// "bool*"): its size and signedness when it is 8 or 16 bits (char is signed, as on a GPU).
+// "bool*"): its size and signedness (char is signed, as on a GPU; a 32-bit element is
+// signed unless it is unsigned).
 void small_element(const std::string& type, CudaParam& p) {
   static const std::regex word("[A-Za-z_][A-Za-z0-9_]*");
   std::string t;
@@ -80,6 +81,7 @@ void small_element(const std::string& type, CudaParam& p) {
   else if (t == "bool") p.elem_bytes = 1, p.elem_signed = false, p.is_bool = true;
   else if (t == "short" || t == "int16_t" || t == "short2") p.elem_bytes = 2, p.elem_signed = true;
   else if (t == "unsigned short" || t == "uint16_t" || t == "ushort" || t == "ushort2") p.elem_bytes = 2, p.elem_signed = false;
+  else if (t == "unsigned" || t == "uint32_t" || t == "uint") p.elem_signed = false;  // printed unsigned
   else if (t == "long" || t == "long long" || t == "int64_t" || t == "ptrdiff_t") p.wide = 1;
   else if (t == "unsigned long" || t == "unsigned long long" || t == "size_t" || t == "uint64_t") p.wide = 2;
 }

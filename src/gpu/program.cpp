@@ -242,7 +242,7 @@ std::string disassemble(const Program& p) {
 std::vector<int64_t> array_elements(const Array& a, const std::vector<uint32_t>& words) {
   std::vector<int64_t> out;
   if (a.elem_bytes == 4) {
-    for (uint32_t w : words) out.push_back(static_cast<int32_t>(w));
+    for (uint32_t w : words) out.push_back(a.elem_signed ? int64_t{static_cast<int32_t>(w)} : int64_t{w});
     return out;
   }
   const int bits = 8 * a.elem_bytes;

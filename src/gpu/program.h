@@ -42,7 +42,8 @@ struct Array {
   std::vector<uint32_t> init;   // initial contents, size() == size
   bool is_float = false;        // elements are binary32 (a float * parameter): printed as floats
   // Elements of 1 or 2 bytes (char, bool, short arrays), packed little-endian into the words:
-  // `count` of them, read back as signed or unsigned. 4: the words are the elements.
+  // `count` of them, read back as signed or unsigned. 4: the words are the elements (an
+  // `unsigned` array's unsigned).
   int elem_bytes = 4;
   bool elem_signed = true;
   int count = 0;

@@ -1,5 +1,6 @@
-// Reporting a launch. Values are printed as signed 32-bit integers, as CUDA ints, and the
-// elements of float arrays as floats (gpu/f32.h).
+// Reporting a launch. Values are printed as signed 32-bit integers, as CUDA ints; the
+// elements of an array as its C type reads them (unsigned ones unsigned, 8/16-bit data
+// unpacked: array_elements) and of float arrays as floats (gpu/f32.h).
 #include "gpu/trace_json.h"
 
 #include <fmt/format.h>
@@ -11,12 +12,6 @@
 namespace qgpu {
 namespace {
 
-nlohmann::json signed_words(const std::vector<uint32_t>& v) {
-  nlohmann::json a = nlohmann::json::array();
-  for (uint32_t x : v) a.push_back(static_cast<int32_t>(x));
-  return a;
-}
-
 int64_t count_steps(const Trace& t) {
   return std::count_if(t.records.begin(), t.records.end(),
                        [](const Rec& r) { return r.kind == Tok::kSched; });
@@ -25,8 +20,7 @@ int64_t count_steps(const Trace& t) {
 }  // namespace
 
 nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& v) {
-  if (a.elem_bytes != 4) return array_elements(a, v);
-  if (!a.is_float) return signed_words(v);
+  if (!a.is_float) return array_elements(a, v);
   nlohmann::json out = nlohmann::json::array();
   for (uint32_t x : v) out.push_back(f32_json(x));
   return out;
@@ -101,10 +95,10 @@ std::string trace_text(const Program& p, const Launch& l, const Trace& t, bool w
   for (const Array& a : p.arrays) {
     std::vector<uint32_t> v = read_array(t.final, a);
     s += fmt::format("  {} =", a.name);
-    if (a.elem_bytes != 4)
+    if (!a.is_float)
       for (int64_t x : array_elements(a, v)) s += fmt::format(" {}", x);
     else
-      for (uint32_t x : v) s += fmt::format(" {}", a.is_float ? format_f32(x) : std::to_string(static_cast<int32_t>(x)));
+      for (uint32_t x : v) s += fmt::format(" {}", format_f32(x));
     s += "\n";
   }
   return s;

@@ -17,12 +17,13 @@ struct ReportOptions {
   bool with_records = true;
 };
 
-// {"kernel", "engine", ["dtype"], "launch", "outputs": {array: [int32...]}, "memory":
+// {"kernel", "engine", ["dtype"], "launch", "outputs": {array: [element...]}, "memory":
 //  [int32|null], "tokens", "prompt_tokens", "steps", "waves", "blocks", "records": [text...],
 //  "record_ids": [...], "prompt_ids": [...]}
 nlohmann::json trace_json(const Program& p, const Launch& l, const Trace& t, const ReportOptions& o);
 // An array's elements as --json writes them: a float array's as f32_json (numbers that read
-// back to the same float, or "inf", "-inf", "nan"), the others as signed 32-bit integers.
+// back to the same float, or "inf", "-inf", "nan"), the others as their C type reads them
+// (array_elements: int and 8/16-bit data signed or unsigned, unsigned 0..2^32 - 1).
 nlohmann::json array_json(const Array& a, const std::vector<uint32_t>& words);
 // A short readable summary and every array's contents; with_records puts one line per
 // record before them, steps indented (the results stay last, in view).
