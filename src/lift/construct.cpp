@@ -83,6 +83,16 @@ Mlp::Term value_term(Net& n, const std::string& field, int first, int size) {
   return t;
 }
 
+Mlp::Term nibble_term(Net& n, const std::string& field, int g, const std::function<int(int)>& w) {
+  Mlp::Term t;
+  for (int v = 0; v < 16; ++v)
+    if (const int x = w(v); x != 0) {
+      t.dims.push_back(n.digit(field, g, v));
+      t.weight.push_back(x);
+    }
+  return t;
+}
+
 void build_op_flags(Net& n) {
   Mlp m(n, kSchedLayer);
   for (int i = 0; i < kOpSetCount; ++i) {

@@ -134,14 +134,7 @@ void word_index(Net& n, Mlp& m) {
 // A nibble of a word field as a term weighted by sign * value, or for the top nibble of a
 // signed compare by sign * (value - 16 when the sign bit is set).
 Term signed_nibble(Net& n, const std::string& field, int g, int sign, bool twos) {
-  Term t;
-  for (int v = 0; v < 16; ++v) {
-    const int x = twos && v >= 8 ? v - 16 : v;
-    if (x == 0) continue;
-    t.dims.push_back(n.digit(field, g, v));
-    t.weight.push_back(sign * x);
-  }
-  return t;
+  return nibble_term(n, field, g, [&](int v) { return sign * (twos && v >= 8 ? v - 16 : v); });
 }
 
 // L7: old against b per nibble (xc: lt, eq, gt; xcs: the top nibble signed): eq at every

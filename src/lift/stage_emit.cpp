@@ -364,17 +364,6 @@ std::optional<std::string> generation_gap(std::span<const Instr> code, const Lau
                          "hand-written code must too)",
                          b, op_info(in.op).mnemonic, names(false));
     const bool atomic = op_info(in.op).effect == Effect::kAtomic;
-    if (is_float_op(in.op) && !built)
-      return fmt::format("block {}: {} (the model's ALU has the floating point compares, min, max, neg and abs; "
-                         "`qgpu run --engine model` compiles add, sub, mul, fma, div, sqrt and the conversions "
-                         "into integer ops, hand-written code must too, or run on the interpreter, --engine interp, "
-                         "which is exact to IEEE-754 and NVIDIA's NaN)",
-                         b, op_info(in.op).mnemonic);
-    if (!built)
-      return fmt::format("block {}: {} (the model's ALU has mov, add, sub, mul.lo, mad.lo, neg, abs, min, max, and, "
-                         "or, xor, not, shl, shr, popc, clz, brev, selp, ld, st, the atomics, setp and the predicate ops, bra, "
-                         "bar and exit; `qgpu run` compiles mul.hi, div and rem into those, hand-written code must "
-                         "too)", b, op_info(in.op).mnemonic);
     // The update reads lane j's base and b from the registers at the token that writes
     // d = old (stage_atomic.cpp): the compiler makes d early-clobber; hand-written code
     // must too.

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "gpu/alu.h"
 #include "gpu/isa.h"
@@ -44,16 +45,10 @@ constexpr int kXa = 0, kXb = 1, kXNone = 2;  // fxb
 enum Flag { kZeroSum, kZeroExp, kNanA, kNanB, kInfA, kInfB, kFlags };  // fs, 0 yes 1 no
 using Class = FloatClass;
 
-// Nibble g of word field `field` as a term weighing value v by w(v) (entries of weight 0
-// left out; none when all are).
+// Appends nibble g of word field `field` weighing value v by w(v) (nibble_term) to terms,
+// unless every weight is 0.
 void add_term(Net& n, std::vector<Term>& terms, const std::string& field, int g, const std::function<int(int)>& w) {
-  Term t;
-  for (int v = 0; v < 16; ++v)
-    if (w(v) != 0) {
-      t.dims.push_back(n.digit(field, g, v));
-      t.weight.push_back(w(v));
-    }
-  if (!t.dims.empty()) terms.push_back(t);
+  if (Term t = nibble_term(n, field, g, w); !t.dims.empty()) terms.push_back(std::move(t));
 }
 
 // The dims of nibble g of `field` whose value satisfies p.

@@ -43,17 +43,6 @@ int phi(Net& n, int pair, int b, bool on) { return n.dim("phi", bit_dim(4 * pair
 // Column 7's pair (i, 7 - i), bit product q (s, t with s + t <= 3, in order): on at 0.
 int pbt(Net& n, int i, int q, bool on) { return n.digit("pbt", 10 * i + q, on ? 0 : 1); }
 
-// Nibble g of a word field as a term weighted by f(value); zero weights are left out.
-Term weighted_by(Net& n, const std::string& field, int g, const std::function<int(int)>& f) {
-  Term t;
-  for (int v = 0; v < 16; ++v)
-    if (const int w = f(v); w != 0) {
-      t.dims.push_back(n.digit(field, g, v));
-      t.weight.push_back(w);
-    }
-  return t;
-}
-
 // Telescopes sum(terms) into a mod-16 code (mod(v), v < 16) and, when div is set, its / 16
 // (div(q)): the threshold rule "sum >= v" moves both codes from v - 1's to v's. The caller's
 // base rule sets mod(0) and div(0).
@@ -84,11 +73,11 @@ void products(Net& n, Mlp& m) {
   for (int k = 0; k <= 6; ++k)
     for (int i = 0; i <= k; ++i) {
       const int j = k - i, pair = pair_index(i, j);
-      const Term b = weighted_by(n, "ob", j, [](int v) { return v; });
+      const Term b = nibble_term(n, "ob", j, [](int v) { return v; });
       for (size_t s = 1; s < values.size(); ++s) {
         const int p = values[s], q = values[s - 1];
         // a_i b_j >= p  <=>  b_j >= ceil(p / a_i) (never when a_i = 0 or that is over 15).
-        const Term a = weighted_by(n, "oa", i, [p](int v) { return v == 0 ? 0 : 16 - std::min(16, (p + v - 1) / v); });
+        const Term a = nibble_term(n, "oa", i, [p](int v) { return v == 0 ? 0 : 16 - std::min(16, (p + v - 1) / v); });
         std::vector<Out> outs;
         for (int b = 0; b < 4; ++b) {  // the bits in which p differs from q flip
           const bool lo_was = (q % 16) >> b & 1, lo_is = (p % 16) >> b & 1;
@@ -105,8 +94,8 @@ void products(Net& n, Mlp& m) {
     int q = 0;
     for (int s = 0; s < 4; ++s)
       for (int t = 0; s + t < 4; ++t, ++q) {
-        const Term x = weighted_by(n, "oa", i, [s](int v) { return v >> s & 1; });
-        const Term y = weighted_by(n, "ob", 7 - i, [t](int v) { return v >> t & 1; });
+        const Term x = nibble_term(n, "oa", i, [s](int v) { return v >> s & 1; });
+        const Term y = nibble_term(n, "ob", 7 - i, [t](int v) { return v >> t & 1; });
         m.threshold({x, y}, 2, veto, {{pbt(n, i, q, false), -1}, {pbt(n, i, q, true), 1}});
       }
   }

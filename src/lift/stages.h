@@ -2,6 +2,7 @@
 // of the machine into a Net. machine_model.cpp calls them in order.
 #pragma once
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -46,6 +47,9 @@ void build_op_flags(Net& n);
 // A one-hot group of `size` dims of a field from `first` as a threshold term weighted by value
 // (entry v weighs v; 0 left out).
 Mlp::Term value_term(Net& n, const std::string& field, int first, int size);
+// Nibble g of a word field (one-hot nibbles) as a threshold term: value v weighs w(v); the
+// entries of weight 0 are left out (a term of none is empty).
+Mlp::Term nibble_term(Net& n, const std::string& field, int g, const std::function<int(int)>& w);
 
 // The same for the ops whose effect is listed.
 std::vector<int> effect_dims(Net& n, std::initializer_list<Effect> effects, bool except = false);
