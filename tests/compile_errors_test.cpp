@@ -767,5 +767,27 @@ TEST(CompileClang, SyntaxErrorIsPassedThrough) {
   EXPECT_NE(message.find("1 error generated"), std::string::npos) << message;
 }
 
+// The float functions qgpu has no exact definition of (libdevice's approximations, the
+// hardware's approximate intrinsics) are declared unavailable: clang names the call and
+// says what the machine has instead of "use of undeclared identifier".
+TEST(CompileClang, TranscendentalsAreUnavailable) {
+  TempCu cu("__global__ void k(float *a) {\n  a[0] = expf(a[1]);\n  a[2] = __fdividef(a[0], a[3]);\n}\n");
+  const std::string message = error_of([&] { compile_to_ptx(cu.path.string(), "-Os"); });
+  const std::string file = cu.path.string();
+  for (const char* fn : {"expf", "__fdividef"}) {
+    const std::string what = fmt::format("error: '{}' is unavailable: qgpu has no {}: its machine computes +, -, *, /, fmaf, "
+                                         "sqrtf, fminf, fmaxf, fabsf, floorf, ceilf, truncf, rintf, roundf and copysignf "
+                                         "exactly",
+                                         fn, fn);
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  }
+  EXPECT_NE(message.find(file + ":2:10: error: 'expf' is unavailable"), std::string::npos) << message;
+  EXPECT_NE(message.find(file + ":3:10: error: '__fdividef' is unavailable"), std::string::npos) << message;
+  // With <math.h>, whose host expf the device declaration overloads, the same error.
+  TempCu with_math("#include <math.h>\n__global__ void k(float *a) { a[0] = expf(a[1]); }\n");
+  EXPECT_NE(error_of([&] { compile_to_ptx(with_math.path.string(), "-Os"); }).find("'expf' is unavailable: qgpu has no expf"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace qgpu

@@ -5,8 +5,10 @@
  * the qualifiers, the thread/block built-ins, __syncthreads, integer atomics,
  * min/max/abs and bit intrinsics, warp shuffles, votes and __syncwarp (warpSize is 4), and
  * the float (IEEE binary32) functions and intrinsics the machine has exactly: fmaf, sqrtf,
- * fminf, fmaxf, fabsf, floorf, ceilf, truncf, rintf, the round-to-nearest __f*_rn
- * intrinsics, conversions and bit casts. A .cu file written for nvcc compiles unchanged.
+ * fminf, fmaxf, fabsf, floorf, ceilf, truncf, rintf, nearbyintf, roundf, copysignf, the
+ * round-to-nearest __f*_rn intrinsics and __frcp_rn, conversions and bit casts; the others
+ * (expf, tanhf, __expf, ...) are declared unavailable, with a message. A .cu file written
+ * for nvcc compiles unchanged if it uses no more.
  * Under nvcc this header does nothing. */
 #ifndef QGPU_CUDA_H
 #define QGPU_CUDA_H
@@ -225,8 +227,8 @@ static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
  * functions are clang builtins (llvm.fma/sqrt/minnum/maxnum/fabs/floor/ceil/trunc/rint ->
  * fma.rn, sqrt.rn, min, max, abs, cvt.rmi/rpi/rzi/rni.f32.f32); the __f*_rn intrinsics are
  * NVVM builtins that clang never contracts into an fma (a*b+c written with operators may
- * become fma.rn.f32: clang contracts by default in CUDA mode). No approximate functions
- * (__expf, __sinf, __fdividef, ...), no float atomics. */
+ * become fma.rn.f32: clang contracts by default in CUDA mode). The transcendental and
+ * approximate functions (expf, __expf, __fdividef, ...) are unavailable (below). */
 static __device__ __forceinline__ float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 static __device__ __forceinline__ float sqrtf(float x) { return __builtin_sqrtf(x); }
 static __device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
@@ -236,6 +238,17 @@ static __device__ __forceinline__ float floorf(float x) { return __builtin_floor
 static __device__ __forceinline__ float ceilf(float x) { return __builtin_ceilf(x); }
 static __device__ __forceinline__ float truncf(float x) { return __builtin_truncf(x); }
 static __device__ __forceinline__ float rintf(float x) { return __builtin_rintf(x); }
+static __device__ __forceinline__ float nearbyintf(float x) { return __builtin_rintf(x); }
+/* copysignf moves bits (a NaN keeps its payload, as on a GPU); roundf rounds half away from
+ * zero: x - truncf(x) is exact, so one compare decides (no x + 0.5 double rounding). */
+static __device__ __forceinline__ float copysignf(float x, float y) {
+  return __builtin_bit_cast(float, (__builtin_bit_cast(unsigned, x) & 0x7fffffffu) |
+                                       (__builtin_bit_cast(unsigned, y) & 0x80000000u));
+}
+static __device__ __forceinline__ float roundf(float x) {
+  const float t = __builtin_truncf(x);
+  return __builtin_fabsf(x - t) >= 0.5f ? t + copysignf(1.0f, x) : t;
+}
 static __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
 static __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
 
@@ -257,6 +270,34 @@ QGPU_FLOAT_RN(__fmul_rn, "mul")
 static __device__ __forceinline__ float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
 static __device__ __forceinline__ float __fdiv_rn(float a, float b) { return __nvvm_div_rn_f(a, b); }
 static __device__ __forceinline__ float __fsqrt_rn(float x) { return __nvvm_sqrt_rn_f(x); }
+static __device__ __forceinline__ float __frcp_rn(float x) { return __nvvm_div_rn_f(1.0f, x); }
+
+/* The functions libdevice computes by its own approximations (and the approximate
+ * intrinsics, whose results are the GPU's hardware tables): qgpu has no exact definition
+ * of them, so a call is a compile error that says so instead of clang's "undeclared". */
+#define QGPU_NO_FLOAT_FN(name, params)                                                         \
+  static __device__ float name params __attribute__((unavailable(                              \
+      "qgpu has no " #name ": its machine computes +, -, *, /, fmaf, sqrtf, fminf, fmaxf, "    \
+      "fabsf, floorf, ceilf, truncf, rintf, roundf and copysignf exactly, not libdevice's "    \
+      "approximations; write it from those (a polynomial, as libdevice does) or pass its "     \
+      "values in an input array (docs/cuda-reference.md)")));
+#define QGPU_NO_FLOAT_FN1(name) QGPU_NO_FLOAT_FN(name, (float))
+#define QGPU_NO_FLOAT_FN2(name) QGPU_NO_FLOAT_FN(name, (float, float))
+QGPU_NO_FLOAT_FN1(expf) QGPU_NO_FLOAT_FN1(exp2f) QGPU_NO_FLOAT_FN1(exp10f) QGPU_NO_FLOAT_FN1(expm1f)
+QGPU_NO_FLOAT_FN1(logf) QGPU_NO_FLOAT_FN1(log2f) QGPU_NO_FLOAT_FN1(log10f) QGPU_NO_FLOAT_FN1(log1pf)
+QGPU_NO_FLOAT_FN1(sinf) QGPU_NO_FLOAT_FN1(cosf) QGPU_NO_FLOAT_FN1(tanf) QGPU_NO_FLOAT_FN1(asinf)
+QGPU_NO_FLOAT_FN1(acosf) QGPU_NO_FLOAT_FN1(atanf) QGPU_NO_FLOAT_FN1(sinhf) QGPU_NO_FLOAT_FN1(coshf)
+QGPU_NO_FLOAT_FN1(tanhf) QGPU_NO_FLOAT_FN1(asinhf) QGPU_NO_FLOAT_FN1(acoshf) QGPU_NO_FLOAT_FN1(atanhf)
+QGPU_NO_FLOAT_FN1(erff) QGPU_NO_FLOAT_FN1(erfcf) QGPU_NO_FLOAT_FN1(rsqrtf) QGPU_NO_FLOAT_FN1(cbrtf)
+QGPU_NO_FLOAT_FN1(rcbrtf) QGPU_NO_FLOAT_FN1(lgammaf) QGPU_NO_FLOAT_FN1(tgammaf)
+QGPU_NO_FLOAT_FN2(powf) QGPU_NO_FLOAT_FN2(atan2f) QGPU_NO_FLOAT_FN2(hypotf) QGPU_NO_FLOAT_FN2(fmodf)
+QGPU_NO_FLOAT_FN2(remainderf)
+QGPU_NO_FLOAT_FN1(__expf) QGPU_NO_FLOAT_FN1(__exp10f) QGPU_NO_FLOAT_FN1(__logf) QGPU_NO_FLOAT_FN1(__log2f)
+QGPU_NO_FLOAT_FN1(__log10f) QGPU_NO_FLOAT_FN1(__sinf) QGPU_NO_FLOAT_FN1(__cosf) QGPU_NO_FLOAT_FN1(__tanf)
+QGPU_NO_FLOAT_FN1(__frsqrt_rn) QGPU_NO_FLOAT_FN2(__powf) QGPU_NO_FLOAT_FN2(__fdividef)
+#undef QGPU_NO_FLOAT_FN2
+#undef QGPU_NO_FLOAT_FN1
+#undef QGPU_NO_FLOAT_FN
 
 /* The float -> integer conversions saturate (NaN gives 0), as PTX's cvt does. They are inline
  * PTX, not __nvvm_f2i_rz and friends: LLVM (14 to 19 at least) folds those intrinsics of a

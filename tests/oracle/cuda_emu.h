@@ -23,7 +23,7 @@
 // - floats are the host's binary32 (x86-64 SSE: every + - * / and sqrt correctly rounded to
 //   nearest even, subnormals kept) with the qgpu machine's definitions where C's differ:
 //   fminf/fmaxf (a NaN operand gives the other one, -0 < +0), fabsf/floorf/ceilf/truncf/
-//   rintf/sqrtf/fmaf and the __f*_rn intrinsics return the canonical NaN 0x7fffffff, and the
+//   rintf/roundf/sqrtf/fmaf and the __f*_rn intrinsics return the canonical NaN 0x7fffffff, and the
 //   float->int conversions saturate (NaN -> 0) instead of being undefined. The libm names are
 //   macros for qgpu_emu's versions (defined after every header is in). A NaN made by an
 //   operator (0.f / 0.f) has the host's payload: the driver prints every NaN in a float
@@ -268,6 +268,8 @@ inline float floorf(float x) { return canon(std::floor(x)); }
 inline float ceilf(float x) { return canon(std::ceil(x)); }
 inline float truncf(float x) { return canon(std::trunc(x)); }
 inline float rintf(float x) { return canon(std::nearbyint(x)); }  // ties to even (the default mode)
+inline float nearbyintf(float x) { return canon(std::nearbyint(x)); }
+inline float roundf(float x) { return canon(std::round(x)); }  // half away from zero
 
 inline float fadd_rn(float a, float b) { return canon(opaque(opaque(a) + opaque(b))); }
 inline float fsub_rn(float a, float b) { return canon(opaque(opaque(a) - opaque(b))); }
@@ -296,6 +298,7 @@ inline float __fmul_rn(float a, float b) { return qgpu_emu::fmul_rn(a, b); }
 inline float __fdiv_rn(float a, float b) { return qgpu_emu::fdiv_rn(a, b); }
 inline float __fmaf_rn(float a, float b, float c) { return qgpu_emu::fmaf(a, b, c); }
 inline float __fsqrt_rn(float x) { return qgpu_emu::sqrtf(x); }
+inline float __frcp_rn(float x) { return qgpu_emu::fdiv_rn(1.0f, x); }
 inline int __float2int_rz(float x) { return qgpu_emu::float2int_rz(x); }
 inline unsigned __float2uint_rz(float x) { return qgpu_emu::float2uint_rz(x); }
 inline int __float2int_rn(float x) { return qgpu_emu::float2int_rz(std::nearbyint(x)); }  // half to even
@@ -350,6 +353,8 @@ inline char4 make_char4(signed char x, signed char y, signed char z, signed char
 #define ceilf qgpu_emu::ceilf
 #define truncf qgpu_emu::truncf
 #define rintf qgpu_emu::rintf
+#define nearbyintf qgpu_emu::nearbyintf
+#define roundf qgpu_emu::roundf
 
 // ---- warp functions: shuffles and votes over the 4 lanes of a warp ------------------
 
