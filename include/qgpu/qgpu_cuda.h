@@ -249,6 +249,32 @@ static __device__ __forceinline__ float roundf(float x) {
   const float t = __builtin_truncf(x);
   return __builtin_fabsf(x - t) >= 0.5f ? t + copysignf(1.0f, x) : t;
 }
+/* CUDA's C++ float overloads of the math names (its math_functions.hpp): abs(1.5f) is 1.5f,
+ * not the int abs of 1; fabs(x), sqrt(x), fmin(x, y), isnan(x) ... on a float are the float
+ * functions (double ones stay unsupported). */
+static __device__ __forceinline__ float abs(float x) { return __builtin_fabsf(x); }
+static __device__ __forceinline__ float fabs(float x) { return __builtin_fabsf(x); }
+static __device__ __forceinline__ float sqrt(float x) { return __builtin_sqrtf(x); }
+static __device__ __forceinline__ float floor(float x) { return __builtin_floorf(x); }
+static __device__ __forceinline__ float ceil(float x) { return __builtin_ceilf(x); }
+static __device__ __forceinline__ float trunc(float x) { return __builtin_truncf(x); }
+static __device__ __forceinline__ float rint(float x) { return __builtin_rintf(x); }
+static __device__ __forceinline__ float nearbyint(float x) { return __builtin_rintf(x); }
+static __device__ __forceinline__ float round(float x) { return roundf(x); }
+static __device__ __forceinline__ float fmin(float a, float b) { return __builtin_fminf(a, b); }
+static __device__ __forceinline__ float fmax(float a, float b) { return __builtin_fmaxf(a, b); }
+static __device__ __forceinline__ float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+static __device__ __forceinline__ float copysign(float x, float y) { return copysignf(x, y); }
+static __device__ __forceinline__ bool isnan(float x) { return x != x; }
+static __device__ __forceinline__ bool isinf(float x) { return __builtin_fabsf(x) == __builtin_inff(); }
+static __device__ __forceinline__ bool isfinite(float x) { return __builtin_fabsf(x) < __builtin_inff(); }
+static __device__ __forceinline__ bool signbit(float x) { return (__builtin_bit_cast(unsigned, x) >> 31) != 0; }
+#ifndef INFINITY
+#define INFINITY (__builtin_inff ()) /* as <math.h> has them */
+#endif
+#ifndef NAN
+#define NAN (__builtin_nanf (""))
+#endif
 static __device__ __forceinline__ float min(float a, float b) { return __builtin_fminf(a, b); }
 static __device__ __forceinline__ float max(float a, float b) { return __builtin_fmaxf(a, b); }
 
@@ -295,6 +321,12 @@ QGPU_NO_FLOAT_FN2(remainderf)
 QGPU_NO_FLOAT_FN1(__expf) QGPU_NO_FLOAT_FN1(__exp10f) QGPU_NO_FLOAT_FN1(__logf) QGPU_NO_FLOAT_FN1(__log2f)
 QGPU_NO_FLOAT_FN1(__log10f) QGPU_NO_FLOAT_FN1(__sinf) QGPU_NO_FLOAT_FN1(__cosf) QGPU_NO_FLOAT_FN1(__tanf)
 QGPU_NO_FLOAT_FN1(__frsqrt_rn) QGPU_NO_FLOAT_FN2(__powf) QGPU_NO_FLOAT_FN2(__fdividef)
+QGPU_NO_FLOAT_FN1(exp) QGPU_NO_FLOAT_FN1(exp2) QGPU_NO_FLOAT_FN1(expm1) QGPU_NO_FLOAT_FN1(log)
+QGPU_NO_FLOAT_FN1(log2) QGPU_NO_FLOAT_FN1(log10) QGPU_NO_FLOAT_FN1(log1p) QGPU_NO_FLOAT_FN1(sin)
+QGPU_NO_FLOAT_FN1(cos) QGPU_NO_FLOAT_FN1(tan) QGPU_NO_FLOAT_FN1(asin) QGPU_NO_FLOAT_FN1(acos)
+QGPU_NO_FLOAT_FN1(atan) QGPU_NO_FLOAT_FN1(sinh) QGPU_NO_FLOAT_FN1(cosh) QGPU_NO_FLOAT_FN1(tanh)
+QGPU_NO_FLOAT_FN1(erf) QGPU_NO_FLOAT_FN1(erfc) QGPU_NO_FLOAT_FN1(cbrt) QGPU_NO_FLOAT_FN2(pow)
+QGPU_NO_FLOAT_FN2(atan2) QGPU_NO_FLOAT_FN2(hypot) QGPU_NO_FLOAT_FN2(fmod)
 #undef QGPU_NO_FLOAT_FN2
 #undef QGPU_NO_FLOAT_FN1
 #undef QGPU_NO_FLOAT_FN

@@ -290,6 +290,25 @@ inline unsigned float2uint_rz(float x) {
 }
 }  // namespace qgpu_emu
 
+// CUDA's C++ float overloads of the math names (abs(1.5f) is 1.5f, not the int abs of 1),
+// with the machine's definitions; <cmath> leaves only the C double ones in this namespace.
+inline float abs(float x) { return qgpu_emu::fabsf(x); }
+inline float fabs(float x) { return qgpu_emu::fabsf(x); }
+inline float sqrt(float x) { return qgpu_emu::sqrtf(x); }
+inline float floor(float x) { return qgpu_emu::floorf(x); }
+inline float ceil(float x) { return qgpu_emu::ceilf(x); }
+inline float trunc(float x) { return qgpu_emu::truncf(x); }
+inline float rint(float x) { return qgpu_emu::rintf(x); }
+inline float nearbyint(float x) { return qgpu_emu::nearbyintf(x); }
+inline float round(float x) { return qgpu_emu::roundf(x); }
+inline float fmin(float a, float b) { return qgpu_emu::fminf(a, b); }
+inline float fmax(float a, float b) { return qgpu_emu::fmaxf(a, b); }
+inline float fma(float a, float b, float c) { return qgpu_emu::fmaf(a, b, c); }
+inline float copysign(float x, float y) { return std::copysign(x, y); }
+inline bool isnan(float x) { return std::isnan(x); }
+inline bool isinf(float x) { return std::isinf(x); }
+inline bool isfinite(float x) { return std::isfinite(x); }
+inline bool signbit(float x) { return std::signbit(x); }
 inline float min(float a, float b) { return qgpu_emu::fminf(a, b); }  // CUDA's float overloads
 inline float max(float a, float b) { return qgpu_emu::fmaxf(a, b); }
 inline float __fadd_rn(float a, float b) { return qgpu_emu::fadd_rn(a, b); }
