@@ -228,43 +228,37 @@ static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
  * fma.rn, sqrt.rn, min, max, abs, cvt.rmi/rpi/rzi/rni.f32.f32); the __f*_rn intrinsics are
  * NVVM builtins that clang never contracts into an fma (a*b+c written with operators may
  * become fma.rn.f32: clang contracts by default in CUDA mode). The transcendental and
- * approximate functions (expf, __expf, __fdividef, ...) are unavailable (below). */
-static __device__ __forceinline__ float fmaf(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-static __device__ __forceinline__ float sqrtf(float x) { return __builtin_sqrtf(x); }
-static __device__ __forceinline__ float fminf(float a, float b) { return __builtin_fminf(a, b); }
-static __device__ __forceinline__ float fmaxf(float a, float b) { return __builtin_fmaxf(a, b); }
-static __device__ __forceinline__ float fabsf(float x) { return __builtin_fabsf(x); }
-static __device__ __forceinline__ float floorf(float x) { return __builtin_floorf(x); }
-static __device__ __forceinline__ float ceilf(float x) { return __builtin_ceilf(x); }
-static __device__ __forceinline__ float truncf(float x) { return __builtin_truncf(x); }
-static __device__ __forceinline__ float rintf(float x) { return __builtin_rintf(x); }
-static __device__ __forceinline__ float nearbyintf(float x) { return __builtin_rintf(x); }
+ * approximate functions (expf, __expf, __fdividef, ...) are unavailable (below).
+ * Each function also has its C++ name, CUDA's float overload of the math name (its
+ * math_functions.hpp): fabs(x), sqrt(x), fmin(x, y) ... on a float are the float functions
+ * (the double ones stay unsupported), and abs(1.5f) is 1.5f, not the int abs of 1. */
+#define QGPU_FLOAT_FN(fname, name, params, args, body)                                         \
+  static __device__ __forceinline__ float fname params { return body args; }                  \
+  static __device__ __forceinline__ float name params { return body args; }
+QGPU_FLOAT_FN(fmaf, fma, (float a, float b, float c), (a, b, c), __builtin_fmaf)
+QGPU_FLOAT_FN(sqrtf, sqrt, (float x), (x), __builtin_sqrtf)
+QGPU_FLOAT_FN(fminf, fmin, (float a, float b), (a, b), __builtin_fminf)
+QGPU_FLOAT_FN(fmaxf, fmax, (float a, float b), (a, b), __builtin_fmaxf)
+QGPU_FLOAT_FN(fabsf, fabs, (float x), (x), __builtin_fabsf)
+QGPU_FLOAT_FN(floorf, floor, (float x), (x), __builtin_floorf)
+QGPU_FLOAT_FN(ceilf, ceil, (float x), (x), __builtin_ceilf)
+QGPU_FLOAT_FN(truncf, trunc, (float x), (x), __builtin_truncf)
+QGPU_FLOAT_FN(rintf, rint, (float x), (x), __builtin_rintf)
+QGPU_FLOAT_FN(nearbyintf, nearbyint, (float x), (x), __builtin_rintf)
 /* copysignf moves bits (a NaN keeps its payload, as on a GPU); roundf rounds half away from
  * zero: x - truncf(x) is exact, so one compare decides (no x + 0.5 double rounding). */
-static __device__ __forceinline__ float copysignf(float x, float y) {
+static __device__ __forceinline__ float qgpu_copysign(float x, float y) {
   return __builtin_bit_cast(float, (__builtin_bit_cast(unsigned, x) & 0x7fffffffu) |
                                        (__builtin_bit_cast(unsigned, y) & 0x80000000u));
 }
-static __device__ __forceinline__ float roundf(float x) {
+static __device__ __forceinline__ float qgpu_round(float x) {
   const float t = __builtin_truncf(x);
-  return __builtin_fabsf(x - t) >= 0.5f ? t + copysignf(1.0f, x) : t;
+  return __builtin_fabsf(x - t) >= 0.5f ? t + qgpu_copysign(1.0f, x) : t;
 }
-/* CUDA's C++ float overloads of the math names (its math_functions.hpp): abs(1.5f) is 1.5f,
- * not the int abs of 1; fabs(x), sqrt(x), fmin(x, y), isnan(x) ... on a float are the float
- * functions (double ones stay unsupported). */
+QGPU_FLOAT_FN(copysignf, copysign, (float x, float y), (x, y), qgpu_copysign)
+QGPU_FLOAT_FN(roundf, round, (float x), (x), qgpu_round)
+#undef QGPU_FLOAT_FN
 static __device__ __forceinline__ float abs(float x) { return __builtin_fabsf(x); }
-static __device__ __forceinline__ float fabs(float x) { return __builtin_fabsf(x); }
-static __device__ __forceinline__ float sqrt(float x) { return __builtin_sqrtf(x); }
-static __device__ __forceinline__ float floor(float x) { return __builtin_floorf(x); }
-static __device__ __forceinline__ float ceil(float x) { return __builtin_ceilf(x); }
-static __device__ __forceinline__ float trunc(float x) { return __builtin_truncf(x); }
-static __device__ __forceinline__ float rint(float x) { return __builtin_rintf(x); }
-static __device__ __forceinline__ float nearbyint(float x) { return __builtin_rintf(x); }
-static __device__ __forceinline__ float round(float x) { return roundf(x); }
-static __device__ __forceinline__ float fmin(float a, float b) { return __builtin_fminf(a, b); }
-static __device__ __forceinline__ float fmax(float a, float b) { return __builtin_fmaxf(a, b); }
-static __device__ __forceinline__ float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-static __device__ __forceinline__ float copysign(float x, float y) { return copysignf(x, y); }
 static __device__ __forceinline__ bool isnan(float x) { return x != x; }
 static __device__ __forceinline__ bool isinf(float x) { return __builtin_fabsf(x) == __builtin_inff(); }
 static __device__ __forceinline__ bool isfinite(float x) { return __builtin_fabsf(x) < __builtin_inff(); }
