@@ -301,28 +301,24 @@ static __device__ __forceinline__ float __frcp_rn(float x) { return __nvvm_div_r
       "fabsf, floorf, ceilf, truncf, rintf, roundf and copysignf exactly, not libdevice's "    \
       "approximations; write it from those (a polynomial, as libdevice does) or pass its "     \
       "values in an input array (docs/cuda-reference.md)")));
-#define QGPU_NO_FLOAT_FN1(name) QGPU_NO_FLOAT_FN(name, (float))
-#define QGPU_NO_FLOAT_FN2(name) QGPU_NO_FLOAT_FN(name, (float, float))
-QGPU_NO_FLOAT_FN1(expf) QGPU_NO_FLOAT_FN1(exp2f) QGPU_NO_FLOAT_FN1(exp10f) QGPU_NO_FLOAT_FN1(expm1f)
-QGPU_NO_FLOAT_FN1(logf) QGPU_NO_FLOAT_FN1(log2f) QGPU_NO_FLOAT_FN1(log10f) QGPU_NO_FLOAT_FN1(log1pf)
-QGPU_NO_FLOAT_FN1(sinf) QGPU_NO_FLOAT_FN1(cosf) QGPU_NO_FLOAT_FN1(tanf) QGPU_NO_FLOAT_FN1(asinf)
-QGPU_NO_FLOAT_FN1(acosf) QGPU_NO_FLOAT_FN1(atanf) QGPU_NO_FLOAT_FN1(sinhf) QGPU_NO_FLOAT_FN1(coshf)
-QGPU_NO_FLOAT_FN1(tanhf) QGPU_NO_FLOAT_FN1(asinhf) QGPU_NO_FLOAT_FN1(acoshf) QGPU_NO_FLOAT_FN1(atanhf)
-QGPU_NO_FLOAT_FN1(erff) QGPU_NO_FLOAT_FN1(erfcf) QGPU_NO_FLOAT_FN1(rsqrtf) QGPU_NO_FLOAT_FN1(cbrtf)
-QGPU_NO_FLOAT_FN1(rcbrtf) QGPU_NO_FLOAT_FN1(lgammaf) QGPU_NO_FLOAT_FN1(tgammaf)
-QGPU_NO_FLOAT_FN2(powf) QGPU_NO_FLOAT_FN2(atan2f) QGPU_NO_FLOAT_FN2(hypotf) QGPU_NO_FLOAT_FN2(fmodf)
-QGPU_NO_FLOAT_FN2(remainderf)
-QGPU_NO_FLOAT_FN1(__expf) QGPU_NO_FLOAT_FN1(__exp10f) QGPU_NO_FLOAT_FN1(__logf) QGPU_NO_FLOAT_FN1(__log2f)
-QGPU_NO_FLOAT_FN1(__log10f) QGPU_NO_FLOAT_FN1(__sinf) QGPU_NO_FLOAT_FN1(__cosf) QGPU_NO_FLOAT_FN1(__tanf)
-QGPU_NO_FLOAT_FN1(__frsqrt_rn) QGPU_NO_FLOAT_FN2(__powf) QGPU_NO_FLOAT_FN2(__fdividef)
-QGPU_NO_FLOAT_FN1(exp) QGPU_NO_FLOAT_FN1(exp2) QGPU_NO_FLOAT_FN1(expm1) QGPU_NO_FLOAT_FN1(log)
-QGPU_NO_FLOAT_FN1(log2) QGPU_NO_FLOAT_FN1(log10) QGPU_NO_FLOAT_FN1(log1p) QGPU_NO_FLOAT_FN1(sin)
-QGPU_NO_FLOAT_FN1(cos) QGPU_NO_FLOAT_FN1(tan) QGPU_NO_FLOAT_FN1(asin) QGPU_NO_FLOAT_FN1(acos)
-QGPU_NO_FLOAT_FN1(atan) QGPU_NO_FLOAT_FN1(sinh) QGPU_NO_FLOAT_FN1(cosh) QGPU_NO_FLOAT_FN1(tanh)
-QGPU_NO_FLOAT_FN1(erf) QGPU_NO_FLOAT_FN1(erfc) QGPU_NO_FLOAT_FN1(cbrt) QGPU_NO_FLOAT_FN2(pow)
-QGPU_NO_FLOAT_FN2(atan2) QGPU_NO_FLOAT_FN2(hypot) QGPU_NO_FLOAT_FN2(fmod)
+/* Each name with an f: the f function and the C++ float overload (expf and exp on a float). */
+#define QGPU_NO_FLOAT_FN1(name) QGPU_NO_FLOAT_FN(name##f, (float)) QGPU_NO_FLOAT_FN(name, (float))
+#define QGPU_NO_FLOAT_FN2(name) QGPU_NO_FLOAT_FN(name##f, (float, float)) QGPU_NO_FLOAT_FN(name, (float, float))
+QGPU_NO_FLOAT_FN1(exp) QGPU_NO_FLOAT_FN1(exp2) QGPU_NO_FLOAT_FN1(exp10) QGPU_NO_FLOAT_FN1(expm1)
+QGPU_NO_FLOAT_FN1(log) QGPU_NO_FLOAT_FN1(log2) QGPU_NO_FLOAT_FN1(log10) QGPU_NO_FLOAT_FN1(log1p)
+QGPU_NO_FLOAT_FN1(sin) QGPU_NO_FLOAT_FN1(cos) QGPU_NO_FLOAT_FN1(tan) QGPU_NO_FLOAT_FN1(asin)
+QGPU_NO_FLOAT_FN1(acos) QGPU_NO_FLOAT_FN1(atan) QGPU_NO_FLOAT_FN1(sinh) QGPU_NO_FLOAT_FN1(cosh)
+QGPU_NO_FLOAT_FN1(tanh) QGPU_NO_FLOAT_FN1(asinh) QGPU_NO_FLOAT_FN1(acosh) QGPU_NO_FLOAT_FN1(atanh)
+QGPU_NO_FLOAT_FN1(erf) QGPU_NO_FLOAT_FN1(erfc) QGPU_NO_FLOAT_FN1(rsqrt) QGPU_NO_FLOAT_FN1(cbrt)
+QGPU_NO_FLOAT_FN1(lgamma) QGPU_NO_FLOAT_FN1(tgamma) QGPU_NO_FLOAT_FN2(pow) QGPU_NO_FLOAT_FN2(atan2)
+QGPU_NO_FLOAT_FN2(hypot) QGPU_NO_FLOAT_FN2(fmod) QGPU_NO_FLOAT_FN2(remainder)
 #undef QGPU_NO_FLOAT_FN2
 #undef QGPU_NO_FLOAT_FN1
+/* The approximate intrinsics. */
+QGPU_NO_FLOAT_FN(__expf, (float)) QGPU_NO_FLOAT_FN(__exp10f, (float)) QGPU_NO_FLOAT_FN(__logf, (float))
+QGPU_NO_FLOAT_FN(__log2f, (float)) QGPU_NO_FLOAT_FN(__log10f, (float)) QGPU_NO_FLOAT_FN(__sinf, (float))
+QGPU_NO_FLOAT_FN(__cosf, (float)) QGPU_NO_FLOAT_FN(__tanf, (float)) QGPU_NO_FLOAT_FN(__frsqrt_rn, (float))
+QGPU_NO_FLOAT_FN(__powf, (float, float)) QGPU_NO_FLOAT_FN(__fdividef, (float, float))
 #undef QGPU_NO_FLOAT_FN
 
 /* The float -> integer conversions saturate (NaN gives 0), as PTX's cvt does. They are inline
