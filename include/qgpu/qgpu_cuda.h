@@ -222,6 +222,42 @@ static __device__ __forceinline__ unsigned __umulhi(unsigned a, unsigned b) {
   asm("mul.hi.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
   return r;
 }
+/* More of CUDA's integer intrinsics, each a few machine ops: 24-bit products (the low word
+ * of the product of the operands' low 24 bits, sign-extended for __mul24), halving adds
+ * without overflow, sums of absolute differences, funnel shifts of hi:lo (the shift taken
+ * mod 32; the _lc/_rc forms clamp it to 32), and __ldg, a plain load here. */
+static __device__ __forceinline__ int __mul24(int x, int y) {
+  return (int)((unsigned)((int)((unsigned)x << 8) >> 8) * (unsigned)((int)((unsigned)y << 8) >> 8));
+}
+static __device__ __forceinline__ unsigned __umul24(unsigned x, unsigned y) { return (x & 0xffffffu) * (y & 0xffffffu); }
+static __device__ __forceinline__ int __hadd(int x, int y) { return (x >> 1) + (y >> 1) + (x & y & 1); }
+static __device__ __forceinline__ int __rhadd(int x, int y) { return (x >> 1) + (y >> 1) + ((x | y) & 1); }
+static __device__ __forceinline__ unsigned __uhadd(unsigned x, unsigned y) { return (x >> 1) + (y >> 1) + (x & y & 1u); }
+static __device__ __forceinline__ unsigned __urhadd(unsigned x, unsigned y) { return (x >> 1) + (y >> 1) + ((x | y) & 1u); }
+static __device__ __forceinline__ unsigned __sad(int x, int y, unsigned z) {
+  return (x > y ? (unsigned)x - (unsigned)y : (unsigned)y - (unsigned)x) + z;
+}
+static __device__ __forceinline__ unsigned __usad(unsigned x, unsigned y, unsigned z) { return (x > y ? x - y : y - x) + z; }
+static __device__ __forceinline__ unsigned qgpu_funnel_l(unsigned lo, unsigned hi, unsigned s) {  // s <= 32
+  return s == 0 ? hi : s == 32 ? lo : (hi << s) | (lo >> (32 - s));
+}
+static __device__ __forceinline__ unsigned qgpu_funnel_r(unsigned lo, unsigned hi, unsigned s) {
+  return s == 0 ? lo : s == 32 ? hi : (lo >> s) | (hi << (32 - s));
+}
+static __device__ __forceinline__ unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  return qgpu_funnel_l(lo, hi, shift & 31);
+}
+static __device__ __forceinline__ unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
+  return qgpu_funnel_l(lo, hi, shift < 32 ? shift : 32);
+}
+static __device__ __forceinline__ unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  return qgpu_funnel_r(lo, hi, shift & 31);
+}
+static __device__ __forceinline__ unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+  return qgpu_funnel_r(lo, hi, shift < 32 ? shift : 32);
+}
+template <typename T>
+static __device__ __forceinline__ T __ldg(const T *p) { return *p; }
 
 /* Floats (IEEE binary32, round to nearest even, subnormals kept: docs/isa.md). The libm
  * functions are clang builtins (llvm.fma/sqrt/minnum/maxnum/fabs/floor/ceil/trunc/rint ->
@@ -333,7 +369,12 @@ QGPU_NO_FLOAT_FN(__powf, (float, float)) QGPU_NO_FLOAT_FN(__fdividef, (float, fl
   }
 QGPU_FLOAT_TO_INT(__float2int_rz, int, "rzi.s32", "r")
 QGPU_FLOAT_TO_INT(__float2int_rn, int, "rni.s32", "r")
+QGPU_FLOAT_TO_INT(__float2int_rd, int, "rmi.s32", "r")
+QGPU_FLOAT_TO_INT(__float2int_ru, int, "rpi.s32", "r")
 QGPU_FLOAT_TO_INT(__float2uint_rz, unsigned, "rzi.u32", "r")
+QGPU_FLOAT_TO_INT(__float2uint_rn, unsigned, "rni.u32", "r")
+QGPU_FLOAT_TO_INT(__float2uint_rd, unsigned, "rmi.u32", "r")
+QGPU_FLOAT_TO_INT(__float2uint_ru, unsigned, "rpi.u32", "r")
 #undef QGPU_FLOAT_TO_INT
 static __device__ __forceinline__ float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
 static __device__ __forceinline__ float __uint2float_rn(unsigned x) { return __nvvm_ui2f_rn(x); }

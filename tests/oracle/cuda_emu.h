@@ -53,6 +53,7 @@
 
 // Headers a kernel may include are included first, so that the qualifier macros below
 // cannot reach into them.
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <bit>
@@ -231,6 +232,32 @@ inline unsigned __brev(unsigned x) {
 }
 inline int __mulhi(int a, int b) { return (int)(((int64_t)a * b) >> 32); }
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((uint64_t)a * b) >> 32); }
+inline int __mul24(int x, int y) {  // the low word of the 24-bit signed operands' product
+  const int64_t a = (x & 0x800000) ? (x & 0xffffff) - 0x1000000 : (x & 0xffffff);
+  const int64_t b = (y & 0x800000) ? (y & 0xffffff) - 0x1000000 : (y & 0xffffff);
+  return (int)(uint32_t)(a * b);
+}
+inline unsigned __umul24(unsigned x, unsigned y) { return (unsigned)((uint64_t)(x & 0xffffff) * (y & 0xffffff)); }
+inline int __hadd(int x, int y) { return (int)(((int64_t)x + y) >> 1); }
+inline int __rhadd(int x, int y) { return (int)(((int64_t)x + y + 1) >> 1); }
+inline unsigned __uhadd(unsigned x, unsigned y) { return (unsigned)(((uint64_t)x + y) >> 1); }
+inline unsigned __urhadd(unsigned x, unsigned y) { return (unsigned)(((uint64_t)x + y + 1) >> 1); }
+inline unsigned __sad(int x, int y, unsigned z) { return (unsigned)std::llabs((int64_t)x - y) + z; }
+inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return (unsigned)std::llabs((int64_t)x - (int64_t)y) + z; }
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)(((((uint64_t)hi << 32) | lo) << (s & 31)) >> 32);
+}
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)(((((uint64_t)hi << 32) | lo) << std::min(s, 32u)) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((uint64_t)hi << 32) | lo) >> (s & 31));
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
+  return (unsigned)((((uint64_t)hi << 32) | lo) >> std::min(s, 32u));
+}
+template <typename T>
+inline T __ldg(const T *p) { return *p; }
 
 // ---- floats: the machine's binary32 semantics (docs/isa.md) -------------------------
 
@@ -321,6 +348,11 @@ inline float __frcp_rn(float x) { return qgpu_emu::fdiv_rn(1.0f, x); }
 inline int __float2int_rz(float x) { return qgpu_emu::float2int_rz(x); }
 inline unsigned __float2uint_rz(float x) { return qgpu_emu::float2uint_rz(x); }
 inline int __float2int_rn(float x) { return qgpu_emu::float2int_rz(std::nearbyint(x)); }  // half to even
+inline int __float2int_rd(float x) { return qgpu_emu::float2int_rz(std::floor(x)); }
+inline int __float2int_ru(float x) { return qgpu_emu::float2int_rz(std::ceil(x)); }
+inline unsigned __float2uint_rn(float x) { return qgpu_emu::float2uint_rz(std::nearbyint(x)); }
+inline unsigned __float2uint_rd(float x) { return qgpu_emu::float2uint_rz(std::floor(x)); }
+inline unsigned __float2uint_ru(float x) { return qgpu_emu::float2uint_rz(std::ceil(x)); }
 inline float __int2float_rn(int x) { return static_cast<float>(x); }            // cvtsi2ss: nearest even
 inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
 inline int __float_as_int(float x) { return std::bit_cast<int>(x); }
