@@ -258,6 +258,19 @@ static __device__ __forceinline__ unsigned __funnelshift_rc(unsigned lo, unsigne
 }
 template <typename T>
 static __device__ __forceinline__ T __ldg(const T *p) { return *p; }
+/* __dp4a, the int8 dot product of quantised kernels: c plus the four products of a's and
+ * b's bytes (signed, or unsigned). */
+static __device__ __forceinline__ int __dp4a(int a, int b, int c) {  // wraps, as the GPU's
+  unsigned r = (unsigned)c;
+  for (int i = 0; i < 32; i += 8)
+    r += (unsigned)(((int)((unsigned)a << (24 - i)) >> 24) * ((int)((unsigned)b << (24 - i)) >> 24));
+  return (int)r;
+}
+static __device__ __forceinline__ unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  unsigned r = c;
+  for (int i = 0; i < 32; i += 8) r += ((a >> i) & 0xffu) * ((b >> i) & 0xffu);
+  return r;
+}
 
 /* Floats (IEEE binary32, round to nearest even, subnormals kept: docs/isa.md). The libm
  * functions are clang builtins (llvm.fma/sqrt/minnum/maxnum/fabs/floor/ceil/trunc/rint ->

@@ -258,6 +258,16 @@ inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned s) {
 }
 template <typename T>
 inline T __ldg(const T *p) { return *p; }
+inline int __dp4a(int a, int b, int c) {
+  int64_t r = c;
+  for (int i = 0; i < 4; i++) r += (int64_t)(int8_t)(a >> (8 * i)) * (int8_t)(b >> (8 * i));
+  return (int)(uint32_t)r;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  uint64_t r = c;
+  for (int i = 0; i < 4; i++) r += (uint64_t)(uint8_t)(a >> (8 * i)) * (uint8_t)(b >> (8 * i));
+  return (unsigned)r;
+}
 
 // ---- floats: the machine's binary32 semantics (docs/isa.md) -------------------------
 
