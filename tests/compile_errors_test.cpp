@@ -770,7 +770,7 @@ TEST(CompileClang, SyntaxErrorIsPassedThrough) {
 // The float functions qgpu has no exact definition of (libdevice's approximations, the
 // hardware's approximate intrinsics) are declared unavailable: clang names the call and
 // says what the machine has instead of "use of undeclared identifier".
-TEST(CompileClang, TranscendentalsAreUnavailable) {
+TEST(CompileClang, TranscendentalsAndIntegerArgumentsAreUnavailable) {
   TempCu cu("__global__ void k(float *a) {\n  a[0] = expf(a[1]);\n  a[2] = __fdividef(a[0], a[3]);\n}\n");
   const std::string message = error_of([&] { compile_to_ptx(cu.path.string(), "-Os"); });
   const std::string file = cu.path.string();
@@ -783,6 +783,12 @@ TEST(CompileClang, TranscendentalsAreUnavailable) {
   }
   EXPECT_NE(message.find(file + ":2:10: error: 'expf' is unavailable"), std::string::npos) << message;
   EXPECT_NE(message.find(file + ":3:10: error: '__fdividef' is unavailable"), std::string::npos) << message;
+  // sqrt of an int is CUDA's double sqrt: an error, not a float sqrt of the rounded int.
+  TempCu of_int("__global__ void k(int *a, float *y) { y[0] = sqrt(a[0]); }\n");
+  EXPECT_NE(error_of([&] { compile_to_ptx(of_int.path.string(), "-Os"); })
+                .find("'sqrt' is unavailable: CUDA computes sqrt of an integer in double precision, which qgpu lacks: "
+                      "write sqrtf((float)x) for the float function"),
+            std::string::npos);
   // With <math.h>, whose host expf the device declaration overloads, the same error.
   TempCu with_math("#include <math.h>\n__global__ void k(float *a) { a[0] = expf(a[1]); }\n");
   EXPECT_NE(error_of([&] { compile_to_ptx(with_math.path.string(), "-Os"); }).find("'expf' is unavailable: qgpu has no expf"),

@@ -307,6 +307,18 @@ static __device__ __forceinline__ float qgpu_round(float x) {
 QGPU_FLOAT_FN(copysignf, copysign, (float x, float y), (x, y), qgpu_copysign)
 QGPU_FLOAT_FN(roundf, round, (float x), (x), qgpu_round)
 #undef QGPU_FLOAT_FN
+/* On an integer CUDA's overloads compute in double precision (sqrt(16777217) is exact there,
+ * not in a float), which qgpu lacks: an error, not a silent float. */
+#define QGPU_NO_INT_ARG(name)                                                                  \
+  static __device__ float name(int) __attribute__((unavailable(                                \
+      "CUDA computes " #name " of an integer in double precision, which qgpu lacks: write "    \
+      #name "f((float)x) for the float function")));                                          \
+  static __device__ float name(unsigned) __attribute__((unavailable(                           \
+      "CUDA computes " #name " of an integer in double precision, which qgpu lacks: write "    \
+      #name "f((float)x) for the float function")));
+QGPU_NO_INT_ARG(fabs) QGPU_NO_INT_ARG(sqrt) QGPU_NO_INT_ARG(floor) QGPU_NO_INT_ARG(ceil)
+QGPU_NO_INT_ARG(trunc) QGPU_NO_INT_ARG(rint) QGPU_NO_INT_ARG(nearbyint) QGPU_NO_INT_ARG(round)
+#undef QGPU_NO_INT_ARG
 static __device__ __forceinline__ float abs(float x) { return __builtin_fabsf(x); }
 static __device__ __forceinline__ bool isnan(float x) { return x != x; }
 static __device__ __forceinline__ bool isinf(float x) { return __builtin_fabsf(x) == __builtin_inff(); }
