@@ -204,6 +204,8 @@ std::string input_line(const std::string& screen) {
   return ls.empty() ? "" : ls.back();
 }
 
+// The waits are long (a passing run returns as soon as the screen shows the line): under a
+// loaded machine's tmux, 5 s was not always enough.
 TEST_F(ChatTui, EditsRecallsStopsAndQuits) {
   Chat chat("--slow 200");
   chat.wait_for("Type / for the commands.", 60);
@@ -211,15 +213,15 @@ TEST_F(ChatTui, EditsRecallsStopsAndQuits) {
   chat.keys("BSpace BSpace");
   chat.type("lp");
   chat.keys("Home DC DC DC C-d C-e");  // the first Ctrl-D edits nothing: the line is not empty
-  chat.wait([](const std::string& s) { return input_line(s) == "> /help"; }, 5);
+  chat.wait([](const std::string& s) { return input_line(s) == "> /help"; }, 20);
   chat.keys("Enter");
   chat.wait_for("/quit", 10);
   chat.keys("Up");
-  chat.wait([](const std::string& s) { return input_line(s) == "> /help"; }, 5);
+  chat.wait([](const std::string& s) { return input_line(s) == "> /help"; }, 20);
   chat.keys("C-u");
   chat.type("abcd");
   chat.keys("Left Left C-k");
-  chat.wait([](const std::string& s) { return input_line(s) == "> ab"; }, 5);
+  chat.wait([](const std::string& s) { return input_line(s) == "> ab"; }, 20);
   chat.keys("C-a C-k");
   // Ctrl-C stops a running launch; the conversation says so and the chat goes on.
   chat.type(fmt::format("/run {}/kernels/vecadd.cu{}", QGPU_SOURCE_DIR, kVecadd));
