@@ -177,18 +177,17 @@ PyProgram compile(const std::string& source_or_path, py::object grid, py::object
   return p;
 }
 
-// An array's elements as numpy: float32 for a float array, int32 otherwise (chars and
-// shorts as their values).
+// An array's elements as numpy: float32 for a float array, uint32 for an unsigned one,
+// int32 otherwise (chars and shorts as their values).
 py::array array_numpy(const Array& a, const std::vector<uint32_t>& words) {
   if (a.elem_bytes == 4) {
-    if (a.is_float) {
-      py::array_t<float> out(static_cast<py::ssize_t>(words.size()));
+    auto copy = [&](auto out) {
       std::memcpy(out.mutable_data(), words.data(), words.size() * 4);
-      return out;
-    }
-    py::array_t<int32_t> out(static_cast<py::ssize_t>(words.size()));
-    std::memcpy(out.mutable_data(), words.data(), words.size() * 4);
-    return out;
+      return py::array(out);
+    };
+    const auto n = static_cast<py::ssize_t>(words.size());
+    if (a.is_float) return copy(py::array_t<float>(n));
+    return a.elem_signed ? copy(py::array_t<int32_t>(n)) : copy(py::array_t<uint32_t>(n));
   }
   std::vector<int64_t> e = array_elements(a, words);
   py::array_t<int32_t> out(static_cast<py::ssize_t>(e.size()));

@@ -92,6 +92,14 @@ def test_compile_and_interpret_vecadd(vecadd, reference):
     assert reference["records"][-1] == "end" and reference["tokens"] == len(reference["records"])
 
 
+def test_unsigned_arrays_are_uint32():
+    p = qgpu.compile("__global__ void k(unsigned *u, int *s) { u[0] = 4000000000u + u[0]; s[0] = (int)u[0]; }",
+                     block=1, args={"u": [10], "s": [0]})
+    out = qgpu.interpret(p)["outputs"]
+    assert out["u"].dtype == np.uint32 and out["u"].tolist() == [4000000010]
+    assert out["s"].dtype == np.int32 and out["s"].tolist() == [4000000010 - 2**32]
+
+
 def test_compile_errors_are_qgpu_errors():
     with pytest.raises(qgpu.Error):
         qgpu.compile('extern "C" __global__ void k(int *a) { a[0] = undefined_name; }', args={"a": [0]})
