@@ -309,16 +309,15 @@ QGPU_FLOAT_FN(roundf, round, (float x), (x), qgpu_round)
 #undef QGPU_FLOAT_FN
 /* On an integer CUDA's overloads compute in double precision (sqrt(16777217) is exact there,
  * not in a float), which qgpu lacks: an error, not a silent float. */
-#define QGPU_NO_INT_ARG(name)                                                                  \
-  static __device__ float name(int) __attribute__((unavailable(                                \
-      "CUDA computes " #name " of an integer in double precision, which qgpu lacks: write "    \
-      #name "f((float)x) for the float function")));                                          \
-  static __device__ float name(unsigned) __attribute__((unavailable(                           \
+#define QGPU_NO_INT_ARG_OF(name, type)                                                         \
+  static __device__ float name(type) __attribute__((unavailable(                               \
       "CUDA computes " #name " of an integer in double precision, which qgpu lacks: write "    \
       #name "f((float)x) for the float function")));
+#define QGPU_NO_INT_ARG(name) QGPU_NO_INT_ARG_OF(name, int) QGPU_NO_INT_ARG_OF(name, unsigned)
 QGPU_NO_INT_ARG(fabs) QGPU_NO_INT_ARG(sqrt) QGPU_NO_INT_ARG(floor) QGPU_NO_INT_ARG(ceil)
 QGPU_NO_INT_ARG(trunc) QGPU_NO_INT_ARG(rint) QGPU_NO_INT_ARG(nearbyint) QGPU_NO_INT_ARG(round)
 #undef QGPU_NO_INT_ARG
+#undef QGPU_NO_INT_ARG_OF
 static __device__ __forceinline__ float abs(float x) { return __builtin_fabsf(x); }
 static __device__ __forceinline__ bool isnan(float x) { return x != x; }
 static __device__ __forceinline__ bool isinf(float x) { return __builtin_fabsf(x) == __builtin_inff(); }

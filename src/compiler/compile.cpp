@@ -273,7 +273,7 @@ void place_scalars(Layout& l, int& next, const PtxFunction& k, const std::vector
     l.summary += fmt::format(", {} 1", a.name);
     place(l, a.name, arg_words(a, params[i]), next);
     l.arrays.back().is_float = params[i].is_float;  // printed as a float, as a float * array is
-    l.arrays.back().elem_signed = params[i].elem_signed || params[i].elem_bytes != 4;
+    l.arrays.back().elem_signed = params[i].elem_signed;  // an unsigned scalar printed unsigned
   }
 }
 

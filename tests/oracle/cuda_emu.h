@@ -305,7 +305,7 @@ inline float floorf(float x) { return canon(std::floor(x)); }
 inline float ceilf(float x) { return canon(std::ceil(x)); }
 inline float truncf(float x) { return canon(std::trunc(x)); }
 inline float rintf(float x) { return canon(std::nearbyint(x)); }  // ties to even (the default mode)
-inline float nearbyintf(float x) { return canon(std::nearbyint(x)); }
+inline float nearbyintf(float x) { return rintf(x); }  // the same in the default mode
 inline float roundf(float x) { return canon(std::round(x)); }  // half away from zero
 
 inline float fadd_rn(float a, float b) { return canon(opaque(opaque(a) + opaque(b))); }
